@@ -1,0 +1,24 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Every target builds in the Swift 6 language mode (complete concurrency checking) and spells
+// existential types with `any`, so a reader always sees where dynamic dispatch happens.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "swift-events",
+    // `Synchronization.Atomic` sets the floor on Apple platforms.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Events", targets: ["Events"]),
+        .executable(name: "events-demo", targets: ["events-demo"]),
+    ],
+    targets: [
+        .target(name: "Events", swiftSettings: strictSettings),
+        .executableTarget(name: "events-demo", dependencies: ["Events"], swiftSettings: strictSettings),
+        .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

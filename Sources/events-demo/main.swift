@@ -1,0 +1,2 @@
+import Events
+print("swift-events demo")
