@@ -1,0 +1,218 @@
+extension EventCenter {
+    // MARK: Closure listeners
+
+    /// Calls `handler` with every event of type `E`, until the returned subscription is cancelled
+    /// or deinitialized.
+    ///
+    /// ```swift
+    /// let subscription = center.listen(to: PostWritten.self) { post in
+    ///     print("new post:", post.title)
+    /// }
+    /// ```
+    ///
+    /// Keep the subscription (in a property, or with ``Subscription/store(in:)-(Set<Subscription>)``):
+    /// dropping it stops the listener. The handler runs on the thread that dispatches, so it is
+    /// `@Sendable`; see ``EventCenter`` for ordering and reentrancy rules.
+    ///
+    /// - Parameters:
+    ///   - type: The event type to hear.
+    ///   - sender: When given, only events dispatched `from:` this very object are heard. It is
+    ///     held weakly; once it deinitializes the listener ends.
+    ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
+    ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
+    ///   - handler: Receives each event.
+    public func listen<E: Event>(
+        to type: E.Type,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (E) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
+        ) { _, event, _ in handler(event) }
+    }
+
+    /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
+    /// when it was dispatched without `from:`).
+    ///
+    /// ```swift
+    /// let subscription = center.listen(to: PostWritten.self) { post, sender in
+    ///     print(post.title, "from", sender?.description ?? "nobody")
+    /// }
+    /// ```
+    ///
+    /// Same rules and parameters as ``listen(to:from:priority:once:file:line:_:)-(_,_,_,_,_,_,(E)->Void)``.
+    public func listen<E: Event>(
+        to type: E.Type,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (E, Sender?) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
+        ) { _, event, sender in handler(event, sender) }
+    }
+
+    // MARK: Owner-bound listeners
+
+    /// Calls `handler` with every event of type `E` for as long as `owner` lives.
+    ///
+    /// The owner is held weakly and handed to the handler as its first argument, so the handler
+    /// never needs to capture it and no retain cycle can form:
+    ///
+    /// ```swift
+    /// final class FeedModel: Sendable {
+    ///     init(center: EventCenter) {
+    ///         center.listen(to: PostWritten.self, owner: self) { model, post in
+    ///             model.show(post)
+    ///         }
+    ///     }
+    ///     func show(_ post: PostWritten) { ... }
+    /// }
+    /// ```
+    ///
+    /// The listener ends when the owner deinitializes (it is never called afterwards), when
+    /// the returned subscription is cancelled, or on ``remove(_:)`` and its variants. Dropping
+    /// the subscription does not end it. The owner must be `Sendable`, because the handler runs
+    /// on whichever thread dispatches.
+    ///
+    /// - Parameters:
+    ///   - owner: The object whose lifetime bounds the listener; held weakly.
+    ///   - sender, priority, once: As for the closure form.
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Owner, E) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        ) { owner, event, _ in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+    }
+
+    /// The owner-bound form whose handler also receives the ``Sender``.
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Owner, E, Sender?) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        ) { owner, event, sender in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender) }
+    }
+
+    /// The owner-bound form with a `key`, which names the registration for removal and makes a
+    /// repeated registration a no-op.
+    ///
+    /// A registration with the same owner, key, event type and sender as a live one is ignored:
+    /// the existing subscription is returned and the new handler, priority and `once` are
+    /// discarded. This makes it safe to register from code that runs repeatedly (a
+    /// `viewWillAppear`, for example):
+    ///
+    /// ```swift
+    /// center.listen(to: PostWritten.self, owner: self, key: "refresh") { model, _ in model.reload() }
+    /// center.listen(to: PostWritten.self, owner: self, key: "refresh") { model, _ in model.reload() }
+    /// // still one listener
+    /// center.remove(self, key: "refresh")
+    /// ```
+    ///
+    /// - Parameter key: Any `Hashable & Sendable` value: a string, an enum case.
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        key: some Hashable & Sendable,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Owner, E) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        ) { owner, event, _ in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+    }
+
+    /// The keyed owner-bound form whose handler also receives the ``Sender``.
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        key: some Hashable & Sendable,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Owner, E, Sender?) -> Void
+    ) -> Subscription {
+        register(
+            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        ) { owner, event, sender in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender) }
+    }
+
+    // MARK: Registration
+
+    /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
+    func register<E: Event>(
+        _ type: E.Type,
+        owner: (any AnyObject & Sendable)?,
+        key: ListenerKey?,
+        sender: AnyObject?,
+        priority: Priority,
+        once: Bool,
+        callSite: CallSite,
+        cancelsOnDeinit: Bool,
+        handler: @escaping @Sendable (AnyObject?, E, Sender?) -> Void
+    ) -> Subscription {
+        let record = TypedListenerRecord<E>(
+            priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key,
+            owner: owner, sender: sender, handler: handler)
+        var sweepDue = false
+        if let owner, let key, let slot = record.duplicateSlot {
+            // Optimistic: compare candidates outside the lock (key `==` is user code), then
+            // insert only if the list did not change meanwhile; otherwise look again.
+            while true {
+                let (records, version) = registry.duplicateCandidates(in: slot)
+                if let existing = records.first(where: { $0.isDuplicate(owner: owner, key: key, sender: sender) }) {
+                    return Subscription(record: existing, registry: registry, cancelsOnDeinit: false)
+                }
+                let result = registry.insert(record, ifVersion: version)
+                if result.inserted {
+                    sweepDue = result.sweepDue
+                    break
+                }
+            }
+        } else {
+            sweepDue = registry.insert(record).sweepDue
+        }
+        if sweepDue { registry.sweep() }
+        return Subscription(record: record, registry: registry, cancelsOnDeinit: cancelsOnDeinit)
+    }
+}

@@ -1,0 +1,52 @@
+extension EventCenter {
+    /// Ends every listener that `owner` registered, for every event type and key.
+    ///
+    /// Removing what is not registered does nothing. After this returns, none of the removed
+    /// handlers is started again. Safe from any thread, including from inside a handler.
+    public func remove(_ owner: AnyObject) {
+        removeListeners(of: owner, in: nil) { _ in true }
+    }
+
+    /// Ends the listeners that `owner` registered for events of type `E`, whatever their key.
+    public func remove<E: Event>(_ owner: AnyObject, for type: E.Type) {
+        removeListeners(of: owner, in: EventKey(type)) { _ in true }
+    }
+
+    /// Ends the listeners that `owner` registered with `key`, for every event type.
+    public func remove(_ owner: AnyObject, key: some Hashable & Sendable) {
+        let key = ListenerKey(key)
+        removeListeners(of: owner, in: nil) { $0.key == key }
+    }
+
+    /// Ends the listener that `owner` registered with `key` for events of type `E`.
+    public func remove<E: Event>(_ owner: AnyObject, key: some Hashable & Sendable, for type: E.Type) {
+        let key = ListenerKey(key)
+        removeListeners(of: owner, in: EventKey(type)) { $0.key == key }
+    }
+
+    /// Retires the matching records, then purges their lists. Matching runs outside the registry
+    /// lock: it loads weak references and calls the key's `==`. Comparing the owner's weak
+    /// reference is safe because the caller holds `owner`, so the load cannot release a last
+    /// reference.
+    private func removeListeners(
+        of owner: AnyObject, in eventKey: EventKey?, where matches: (ListenerRecord) -> Bool
+    ) {
+        let ownerID = ObjectIdentifier(owner)
+        let lists: [(key: EventKey, records: ContiguousArray<ListenerRecord>)]
+        if let eventKey {
+            guard let records = registry.snapshot(for: eventKey) else { return }
+            lists = [(eventKey, records)]
+        } else {
+            lists = registry.snapshotAll()
+        }
+        var touched: [EventKey] = []
+        for (key, records) in lists {
+            var retiredAny = false
+            for record in records where record.ownerID == ownerID && record.owner === owner && matches(record) {
+                retiredAny = record.retire(.cancelled) || retiredAny
+            }
+            if retiredAny { touched.append(key) }
+        }
+        if !touched.isEmpty { registry.purge(touched) }
+    }
+}

@@ -1,0 +1,129 @@
+import Synchronization
+
+/// The hub that carries events from the code that dispatches them to the listeners that want them.
+///
+/// Use ``default`` for an app-wide center, or create centers of your own to keep parts of an app
+/// (or tests) apart.
+///
+/// ```swift
+/// struct PostWritten: Event { let title: String }
+///
+/// let center = EventCenter()
+/// let subscription = center.listen(to: PostWritten.self) { post in
+///     print("written:", post.title)
+/// }
+/// center.dispatch(PostWritten(title: "Hello"))   // prints "written: Hello", returns 1
+/// subscription.cancel()
+/// ```
+///
+/// ## Rules
+/// 1. Listeners of an event run synchronously on the dispatching thread, higher ``Priority``
+///    first, ties in registration order.
+/// 2. `from: sender` on `listen` filters by identity: the listener hears only events dispatched
+///    from that very object. The sender is held weakly; once it is gone the listener can never
+///    match and is removed.
+/// 3. An owner-bound registration with the same owner, key, event type and sender as a live one
+///    is ignored and returns the existing subscription. Registrations without a key are always
+///    distinct.
+/// 4. An owner-bound listener is never called after its owner deinitializes, and is removed
+///    without anyone calling `remove` (``listenerCount(for:)`` drops at once; the memory is
+///    reclaimed on the next dispatch of that event, or by a sweep that runs after a number of
+///    registrations proportional to the live listeners).
+/// 5. A `once` listener receives at most one event, even when several threads dispatch at the
+///    same moment.
+/// 6. A handler may dispatch (nested events are delivered immediately, depth-first), listen,
+///    cancel and remove. A listener added during a dispatch does not receive that dispatch; a
+///    listener cancelled or removed during a dispatch is not called afterwards, in that same
+///    dispatch too.
+/// 7. After ``Subscription/cancel()`` or a `remove` returns, the handler is not started again on
+///    any thread. (A call that had already started on another thread is not waited for; see
+///    ``Subscription``.)
+/// 8. Every method is safe from any thread. No lock is held while user code runs, so a handler
+///    that calls back into the center, from any thread, cannot deadlock.
+/// 9. The cost of a dispatch depends only on the listeners of that event type.
+public final class EventCenter: Sendable {
+    /// The app-wide center.
+    public static let `default` = EventCenter()
+
+    let registry = Registry()
+    private let sequence = Atomic<UInt64>(0)
+
+    /// Creates an empty center, independent of ``default``.
+    public init() {}
+
+    func nextSequence() -> UInt64 {
+        sequence.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    // MARK: Dispatching
+
+    /// Delivers `event` to its listeners, synchronously on this thread, and returns how many
+    /// received it.
+    ///
+    /// ```swift
+    /// center.dispatch(PostWritten(title: "Hello"), from: self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - event: The event. Listeners of exactly its static type `E` receive it.
+    ///   - sender: The object dispatching it, if any: listeners registered with `from:` hear
+    ///     only their sender, and any listener can read it through the ``Sender`` handler
+    ///     parameter. It is not retained beyond the call unless a handler keeps its ``Sender``.
+    /// - Returns: The number of handlers that were called (nested dispatches not included).
+    @discardableResult
+    public func dispatch<E: Event>(_ event: E, from sender: AnyObject? = nil) -> Int {
+        let key = EventKey(E.self)
+        guard let listeners = registry.snapshot(for: key) else { return 0 }
+        let senderInfo = sender.map(Sender.init)
+        var delivered = 0
+        var needsPurge = false
+        for record in listeners {
+            // Every record in the list of `key` was created as a TypedListenerRecord<E>.
+            let listener = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
+            if listener.senderID != nil {
+                guard let expected = listener.sender else {
+                    needsPurge = listener.retire(.senderGone) || needsPurge
+                    continue
+                }
+                guard expected === sender else { continue }
+            }
+            // Held strongly until the handler returns, so the owner cannot vanish mid-call.
+            var owner: AnyObject? = nil
+            if listener.ownerID != nil {
+                guard let alive = listener.owner else {
+                    needsPurge = listener.retire(.ownerGone) || needsPurge
+                    continue
+                }
+                owner = alive
+            }
+            guard listener.claim() else { continue }
+            if listener.once { needsPurge = true }
+            listener.handler(owner, event, senderInfo)
+            delivered += 1
+        }
+        if needsPurge { registry.purge(key) }
+        return delivered
+    }
+
+    // MARK: Inspecting
+
+    /// How many listeners would currently receive an event of type `E` from some sender.
+    ///
+    /// Listeners whose owner or sender has deinitialized are not counted (and are reclaimed).
+    public func listenerCount<E: Event>(for type: E.Type) -> Int {
+        let key = EventKey(type)
+        guard let records = registry.snapshot(for: key) else { return 0 }
+        var live = 0
+        var sawDead = false
+        for record in records {
+            if record.checkLiveness() { live += 1 } else { sawDead = true }
+        }
+        if sawDead { registry.purge(key) }
+        return live
+    }
+
+    /// Whether any listener would currently receive an event of type `E`.
+    public func hasListeners<E: Event>(for type: E.Type) -> Bool {
+        listenerCount(for: type) > 0
+    }
+}

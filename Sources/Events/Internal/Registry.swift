@@ -1,0 +1,143 @@
+/// The listeners of one event key, in delivery order, with a version that changes on every
+/// mutation (so an optimistic check-then-insert can tell whether it raced with another change).
+struct ListenerList {
+    var records: ContiguousArray<ListenerRecord> = []
+    var version: UInt64 = 0
+
+    /// Inserts keeping the order: higher priority first, ties by ascending sequence.
+    mutating func insert(_ record: ListenerRecord) {
+        // Binary search for the first element that must run after `record`.
+        var low = 0
+        var high = records.count
+        while low < high {
+            let mid = (low + high) / 2
+            let other = records[mid]
+            let runsBefore =
+                other.priority > record.priority
+                || (other.priority == record.priority && other.sequence < record.sequence)
+            if runsBefore { low = mid + 1 } else { high = mid }
+        }
+        records.insert(record, at: low)
+    }
+}
+
+/// The center's table of listeners: one list per event key, behind one lock.
+///
+/// Rules of this type, which the rest of the package relies on:
+/// - The lock guards `lists` and the sweep counters only, and is held for table operations
+///   only: no handler, no user `==`, no weak-reference load (whose temporary strong reference
+///   could be the last one and run a deinitializer) ever runs under it.
+/// - Readers take a snapshot (the list's array, copy-on-write) and work on it after unlocking;
+///   mutations replace the array, so a snapshot never changes under its reader.
+/// - Whether a record belongs in a list is decided by its atomic state alone: `purge` drops
+///   every record that is no longer active, and anyone who retires a record purges its list.
+final class Registry: @unchecked Sendable {
+    // Why @unchecked is safe: every mutable stored property is read and written only inside
+    // `lock.withLock`.
+    private let lock = Lock()
+    private var lists: [EventKey: ListenerList] = [:]
+    /// Keyed owner-bound records by slot, so duplicate detection never scans a whole list.
+    private var duplicateIndex: [DuplicateSlot: [ListenerRecord]] = [:]
+    /// Registrations since the last full sweep, and how many were alive after it: together they
+    /// amortize the sweep that reclaims listeners whose owner or sender died unnoticed.
+    /// Source of list versions; registry-wide so that a list removed and created again never
+    /// reuses a version a reader may still hold.
+    private var mutations: UInt64 = 0
+    private var insertionsSinceSweep = 0
+    private var liveAtLastSweep = 0
+
+    /// The listeners of `key` in delivery order, or nil when there are none.
+    @inline(__always)
+    func snapshot(for key: EventKey) -> ContiguousArray<ListenerRecord>? {
+        lock.withLock { lists[key]?.records }
+    }
+
+    /// The keyed records that may duplicate a registration in `slot`, and the version of their
+    /// list, for an optimistic `insert(_:ifVersion:)`.
+    func duplicateCandidates(in slot: DuplicateSlot) -> (records: [ListenerRecord], version: UInt64) {
+        lock.withLock {
+            (duplicateIndex[slot] ?? [], lists[slot.eventKey]?.version ?? 0)
+        }
+    }
+
+    /// Every list, for operations that span event types (removal by owner, sweeps, reports).
+    func snapshotAll() -> [(key: EventKey, records: ContiguousArray<ListenerRecord>)] {
+        lock.withLock { lists.map { (key: $0.key, records: $0.value.records) } }
+    }
+
+    /// Inserts `record` into its list. With `expectedVersion`, inserts only if the list has not
+    /// changed since that version was read, and returns false otherwise.
+    /// Also returns whether a full sweep is due (the caller runs it outside the lock).
+    func insert(_ record: ListenerRecord, ifVersion expectedVersion: UInt64? = nil) -> (
+        inserted: Bool, sweepDue: Bool
+    ) {
+        lock.withLock {
+            if let expectedVersion, (lists[record.eventKey]?.version ?? 0) != expectedVersion {
+                return (false, false)
+            }
+            mutations &+= 1
+            lists[record.eventKey, default: ListenerList()].insert(record)
+            lists[record.eventKey]!.version = mutations
+            if let slot = record.duplicateSlot {
+                duplicateIndex[slot, default: []].append(record)
+            }
+            insertionsSinceSweep += 1
+            return (true, insertionsSinceSweep > max(64, liveAtLastSweep))
+        }
+    }
+
+    /// Drops every record of `key` that is no longer active.
+    func purge(_ key: EventKey) {
+        let removed = lock.withLock { purgeLocked(key) }
+        // Released only now, outside the lock: a dropped record may hold the last reference to a
+        // handler's captures, whose deinitializers are user code.
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Drops every inactive record of each of `keys`.
+    func purge(_ keys: some Sequence<EventKey>) {
+        let removed = lock.withLock { keys.map { purgeLocked($0) } }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Replaces the list of `key` by its active records and returns the previous array, which
+    /// the caller must release after unlocking.
+    private func purgeLocked(_ key: EventKey) -> ContiguousArray<ListenerRecord>? {
+        guard let records = lists[key]?.records else { return nil }
+        let kept = ContiguousArray(records.lazy.filter { $0.isActive })
+        guard kept.count != records.count else { return nil }
+        for record in records where !record.isActive {
+            guard let slot = record.duplicateSlot else { continue }
+            duplicateIndex[slot]?.removeAll { $0 === record }
+            if duplicateIndex[slot]?.isEmpty == true { duplicateIndex[slot] = nil }
+        }
+        if kept.isEmpty {
+            lists[key] = nil
+        } else {
+            mutations &+= 1
+            lists[key] = ListenerList(records: kept, version: mutations)
+        }
+        return records
+    }
+
+    /// Retires every listener whose owner or sender is gone and reclaims it. Runs after enough
+    /// registrations that its cost, linear in all listeners, stays constant per registration.
+    func sweep() {
+        let all = snapshotAll()
+        var changed: [EventKey] = []
+        var live = 0
+        for (key, records) in all {
+            var listChanged = false
+            for record in records {
+                if record.checkLiveness() { live += 1 } else { listChanged = true }
+            }
+            if listChanged { changed.append(key) }
+        }
+        let removed = lock.withLock {
+            insertionsSinceSweep = 0
+            liveAtLastSweep = live
+            return changed.map { purgeLocked($0) }
+        }
+        withExtendedLifetime(removed) {}
+    }
+}

@@ -1,0 +1,82 @@
+/// A registration made with `listen`: keep it to keep listening, cancel or drop it to stop.
+///
+/// A subscription returned by the closure form of ``EventCenter/listen(to:from:priority:once:file:line:_:)-(_,_,_,_,_,_,(E)->Void)``
+/// cancels itself when it is deinitialized, like Combine's `AnyCancellable`, so a listener can
+/// never outlive the object that stores its subscription:
+///
+/// ```swift
+/// final class FeedModel {
+///     private var subscriptions = Set<Subscription>()
+///
+///     init(center: EventCenter) {
+///         center.listen(to: PostWritten.self) { post in print(post.title) }
+///             .store(in: &subscriptions)
+///     }
+/// }   // deinit of FeedModel drops the set, which cancels the listener
+/// ```
+///
+/// A subscription returned by the owner-bound form (`listen(to:owner:...)`) does not cancel on
+/// deinit: that listener lives as long as its owner. Keeping or cancelling its subscription is
+/// optional.
+///
+/// Rules:
+/// - ``cancel()`` is idempotent and safe from any thread, including from inside the listener's
+///   own handler.
+/// - After ``cancel()`` returns, the handler is not started again, on any thread: every delivery
+///   begins with an atomic claim on the listener, and cancellation is ordered against it. A call
+///   that was claimed before `cancel()` (already running, or about to enter the handler on another
+///   thread) is not waited for: waiting would let a handler that cancels from another thread
+///   deadlock.
+/// - Two subscriptions are equal when they stand for the same registration.
+public final class Subscription: Hashable, Sendable, CustomStringConvertible {
+    let record: ListenerRecord
+    weak let registry: Registry?
+    private let cancelsOnDeinit: Bool
+
+    init(record: ListenerRecord, registry: Registry, cancelsOnDeinit: Bool) {
+        self.record = record
+        self.registry = registry
+        self.cancelsOnDeinit = cancelsOnDeinit
+    }
+
+    deinit {
+        if cancelsOnDeinit { cancel() }
+    }
+
+    /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
+    public func cancel() {
+        if record.retire(.cancelled) {
+            registry?.purge(record.eventKey)
+        }
+    }
+
+    /// Whether the listener can still receive events: not cancelled or removed, not a `once`
+    /// listener that already fired, and its owner and sender (when it has them) still alive.
+    public var isActive: Bool { record.checkLiveness() }
+
+    /// Where the listener was registered.
+    public var callSite: CallSite { record.callSite }
+
+    /// Keeps this subscription in `set`; it is cancelled when removed from the set or when the
+    /// set is deinitialized (for the closure form of `listen`).
+    public func store(in set: inout Set<Subscription>) {
+        set.insert(self)
+    }
+
+    /// Keeps this subscription in `collection` (an array, for example).
+    public func store<C: RangeReplaceableCollection>(in collection: inout C) where C.Element == Subscription {
+        collection.append(self)
+    }
+
+    public static func == (lhs: Subscription, rhs: Subscription) -> Bool {
+        lhs.record === rhs.record
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(record))
+    }
+
+    public var description: String {
+        "Subscription(\(record.eventType) at \(record.callSite), \(record.state))"
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Events
+
+@Suite("Rules 8 and 9: any thread, exact counts, isolation between event types")
+struct ConcurrencyStressTests {
+    @Test func dispatchersListenersCancellersAndDyingOwnersKeepExactCounts() {
+        let center = EventCenter()
+        let dispatchers = 3
+        let dispatchesEach = 2_000
+        let total = dispatchers * dispatchesEach
+
+        let steady = (0..<4).map { _ in Counter() }
+        let steadySubscriptions = steady.map { counter in
+            center.listen(to: Tick.self) { _ in counter.increment() }
+        }
+        let steadyOwner = Probe("steady owner")
+        center.listen(to: Tick.self, owner: steadyOwner) { owner, _ in owner.received.increment() }
+        let onceCounters = (0..<5).map { _ in Counter() }
+        let onceSubscriptions = onceCounters.map { counter in
+            center.listen(to: Tick.self, once: true) { _ in counter.increment() }
+        }
+
+        let allHandlerCalls = Counter()
+        let countedSubscription = center.listen(to: Tick.self) { _ in allHandlerCalls.increment() }
+        let delivered = Counter()
+        let churnViolations = Counter()
+        let ownerViolations = Counter()
+        let dispatchersDone = Counter()
+
+        runOnThreads(dispatchers + 2) { thread in
+            switch thread {
+            case 0..<dispatchers:
+                for n in 0..<dispatchesEach { delivered.increment(by: center.dispatch(Tick(n: n))) }
+                dispatchersDone.increment()
+            case dispatchers:
+                // Listen and cancel while events fly; after cancel returns, no further calls.
+                while dispatchersDone.value < dispatchers {
+                    let calls = Counter()
+                    let subscription = center.listen(to: Tick.self) { _ in
+                        calls.increment()
+                        allHandlerCalls.increment()
+                    }
+                    subscription.cancel()
+                    let atCancel = calls.value
+                    for _ in 0..<3 { yieldThread() }
+                    if calls.value != atCancel { churnViolations.increment() }
+                }
+            default:
+                // Owners that come and go: each owner's count is final once it deinitializes.
+                while dispatchersDone.value < dispatchers {
+                    let countAtDeinit = Atomic<Int>(-1)
+                    let calls = Counter()
+                    do {
+                        let owner = Probe { countAtDeinit.store(calls.value, ordering: .sequentiallyConsistent) }
+                        center.listen(to: Tick.self, owner: owner) { _, _ in
+                            calls.increment()
+                            allHandlerCalls.increment()
+                        }
+                        yieldThread()
+                    }
+                    for _ in 0..<3 { yieldThread() }
+                    let final = countAtDeinit.load(ordering: .sequentiallyConsistent)
+                    if final >= 0, calls.value != final { ownerViolations.increment() }
+                }
+            }
+        }
+
+        for counter in steady { #expect(counter.value == total) }
+        #expect(steadyOwner.received.value == total)
+        for counter in onceCounters { #expect(counter.value == 1) }
+        #expect(churnViolations.value == 0)
+        #expect(ownerViolations.value == 0)
+        // Every counted delivery was a handler call: steady (4) + owner (1) + counted (1) per
+        // dispatch, 5 once-listeners, plus every churn and dying-owner call (also in allHandlerCalls).
+        #expect(delivered.value == total * 5 + onceCounters.count + allHandlerCalls.value)
+        #expect(center.listenerCount(for: Tick.self) == 6)
+        _ = (steadySubscriptions, onceSubscriptions, countedSubscription)
+    }
+
+    @Test func concurrentListenAndCancelOnManyTypesLeavesNothingBehind() {
+        let center = EventCenter()
+        runOnThreads(4) { thread in
+            for n in 0..<500 {
+                let owner = Probe()
+                let a = center.listen(to: Tick.self) { _ in }
+                center.listen(to: Tock.self, owner: owner, key: n % 7) { _, _ in }
+                center.dispatch(Tick(n: n))
+                center.dispatch(Tock(n: n))
+                if n % 2 == thread % 2 { center.remove(owner) }
+                a.cancel()
+            }
+        }
+        #expect(center.listenerCount(for: Tick.self) == 0)
+        #expect(center.listenerCount(for: Tock.self) == 0)
+    }
+
+    @Test func dispatchOnlyLooksAtTheListenersOfItsOwnType() {
+        let center = EventCenter()
+        let owner = Probe()
+        for n in 0..<10_000 {
+            center.listen(to: Tock.self, owner: owner, key: n) { _, _ in }
+        }
+        let calls = Counter()
+        let subscription = center.listen(to: Tick.self) { _ in calls.increment() }
+        // The list a Tick dispatch walks holds its own listener only.
+        #expect(center.registry.snapshot(for: EventKey(Tick.self))?.count == 1)
+        #expect(center.dispatch(Tick(n: 1)) == 1)
+        #expect(center.listenerCount(for: Tock.self) == 10_000)
+        _ = subscription
+    }
+}

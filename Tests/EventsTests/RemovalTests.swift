@@ -1,0 +1,98 @@
+import Testing
+
+@testable import Events
+
+@Suite("Removal by owner, event type and key")
+struct RemovalTests {
+    /// Registers, for one owner, keyed and unkeyed listeners of two event types; returns a log.
+    private func register(_ center: EventCenter, _ owner: Probe, log: Recorder<String>) {
+        center.listen(to: Tick.self, owner: owner, key: "a") { _, _ in log.record("tick a") }
+        center.listen(to: Tick.self, owner: owner, key: "b") { _, _ in log.record("tick b") }
+        center.listen(to: Tick.self, owner: owner) { _, _ in log.record("tick") }
+        center.listen(to: Tock.self, owner: owner, key: "a") { _, _ in log.record("tock a") }
+        center.listen(to: Tock.self, owner: owner) { _, _ in log.record("tock") }
+    }
+
+    private func fire(_ center: EventCenter) {
+        center.dispatch(Tick(n: 0))
+        center.dispatch(Tock(n: 0))
+    }
+
+    @Test func removeOwnerEndsAllItsListeners() {
+        let center = EventCenter()
+        let owner = Probe()
+        let bystander = Probe()
+        let log = Recorder<String>()
+        register(center, owner, log: log)
+        center.listen(to: Tick.self, owner: bystander) { _, _ in log.record("bystander") }
+        center.remove(owner)
+        fire(center)
+        #expect(log.values == ["bystander"])
+    }
+
+    @Test func removeOwnerForEventTypeKeepsOtherTypes() {
+        let center = EventCenter()
+        let owner = Probe()
+        let log = Recorder<String>()
+        register(center, owner, log: log)
+        center.remove(owner, for: Tick.self)
+        fire(center)
+        #expect(log.values == ["tock a", "tock"])
+    }
+
+    @Test func removeOwnerKeyEndsThatKeyForEveryType() {
+        let center = EventCenter()
+        let owner = Probe()
+        let log = Recorder<String>()
+        register(center, owner, log: log)
+        center.remove(owner, key: "a")
+        fire(center)
+        #expect(log.values == ["tick b", "tick", "tock"])
+    }
+
+    @Test func removeOwnerKeyForEventTypeEndsExactlyOne() {
+        let center = EventCenter()
+        let owner = Probe()
+        let log = Recorder<String>()
+        register(center, owner, log: log)
+        center.remove(owner, key: "a", for: Tock.self)
+        fire(center)
+        #expect(log.values == ["tick a", "tick b", "tick", "tock"])
+    }
+
+    @Test func removingWhatIsNotRegisteredDoesNothing() {
+        let center = EventCenter()
+        let owner = Probe()
+        let log = Recorder<String>()
+        center.remove(owner)
+        center.remove(owner, for: Tick.self)
+        center.remove(owner, key: "nothing")
+        center.remove(owner, key: 3, for: Tock.self)
+        register(center, owner, log: log)
+        center.remove(Probe())
+        center.remove(owner, key: "missing")
+        center.remove(owner, key: 1, for: Tick.self)
+        fire(center)
+        #expect(log.values.count == 5)
+    }
+
+    @Test func removeDoesNotTouchClosureListeners() {
+        let center = EventCenter()
+        let owner = Probe()
+        let calls = Counter()
+        let subscription = center.listen(to: Tick.self) { _ in calls.increment() }
+        center.remove(owner)
+        center.dispatch(Tick(n: 1))
+        #expect(calls.value == 1)
+        _ = subscription
+    }
+
+    @Test func removedSubscriptionReportsInactive() {
+        let center = EventCenter()
+        let owner = Probe()
+        let subscription = center.listen(to: Tick.self, owner: owner, key: "k") { _, _ in }
+        center.remove(owner, key: "k")
+        #expect(!subscription.isActive)
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+}
