@@ -1,2 +1,23 @@
-import Events
-print("swift-events demo")
+import Foundation
+
+// The swift-events demo: the seed scenarios, end to end.
+//
+//   swift run events-demo           every scenario
+//   swift run events-demo posts     seed 000: dispatcher, listeners, removal, owner lifetime
+
+let scenarios: [(name: String, run: () -> Void)] = [
+    ("posts", runPostsDemo)
+]
+
+let requested = CommandLine.arguments.dropFirst()
+if requested.isEmpty {
+    for scenario in scenarios { scenario.run() }
+} else {
+    for name in requested {
+        guard let scenario = scenarios.first(where: { $0.name == name }) else {
+            print("unknown scenario \"\(name)\"; available: \(scenarios.map(\.name).joined(separator: ", "))")
+            exit(2)
+        }
+        scenario.run()
+    }
+}
