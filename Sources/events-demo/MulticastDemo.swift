@@ -7,8 +7,7 @@ import Events
 
 /// Prints the demo's timeline: how one delegate slot serves many listeners.
 func runMulticastDemo() {
-    print("\n== Multicast delegates: one table view slot, many listeners ==")
-    let timeline = Timeline()
+    let timeline = Timeline("Seed 003: multicast delegates, one table view slot, many listeners")
     let table = DemoTableView(timeline: timeline)
 
     timeline.step("Put forwarding proxies into the table's single delegate and data source slots")
@@ -235,20 +234,4 @@ private final class RowSource: DemoTableViewDataSource {
     func numberOfRows(in tableView: DemoTableView) -> Int { rows.count }
 
     func tableView(_ tableView: DemoTableView, titleOfRow row: Int) -> String { "\(rows[row]) [\(name)]" }
-}
-
-// MARK: - Output
-
-/// Numbered steps with indented lines below them.
-private final class Timeline {
-    private var steps = 0
-
-    func step(_ text: String) {
-        steps += 1
-        print("\n[\(steps)] \(text)")
-    }
-
-    func note(_ text: String) { print("    \(text)") }
-
-    func call(_ who: String, _ text: String) { print("      → \(who): \(text)") }
 }

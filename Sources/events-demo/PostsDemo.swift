@@ -42,10 +42,10 @@ final class PostListScreen: Sendable {
             return titles.count
         }
         let writer = sender?.object(as: PostWriter.self)?.name ?? "someone"
-        timeline.reaction("list screen shows \"\(post.title)\" by \(writer) (\(count) posts listed)")
+        timeline.call("list screen", "shows \"\(post.title)\" by \(writer) (\(count) posts listed)")
     }
 
-    deinit { timeline.reaction("list screen deinitialized") }
+    deinit { timeline.call("list screen", "deinitialized") }
 }
 
 func runPostsDemo() {
@@ -55,39 +55,39 @@ func runPostsDemo() {
     let bob = PostWriter(name: "Bob")
 
     var screen: PostListScreen? = PostListScreen(timeline: timeline)
-    timeline.action("list screen appears twice (registers twice with key \"refresh\")")
+    timeline.step("list screen appears twice (registers twice with key \"refresh\")")
     screen?.willAppear(in: center)
     screen?.willAppear(in: center)
-    timeline.reaction("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self)) (duplicate ignored)")
+    timeline.note("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self)) (duplicate ignored)")
 
-    timeline.action("a notification badge listens to Alice's posts only")
+    timeline.step("a notification badge listens to Alice's posts only")
     var badge: Subscription? = center.listen(to: PostWritten.self, from: alice) { post in
-        timeline.reaction("badge: new post from Alice, \(post.body.count) characters")
+        timeline.call("badge", "new post from Alice, \(post.body.count) characters")
     }
-    timeline.reaction("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
+    timeline.note("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
 
-    timeline.action("Alice writes \"Hello, events\"")
+    timeline.step("Alice writes \"Hello, events\"")
     var delivered = alice.write("Hello, events", body: "Typed, no userInfo casts.", in: center)
-    timeline.reaction("dispatch reached \(delivered) listeners")
+    timeline.note("dispatch reached \(delivered) listeners")
 
-    timeline.action("Bob writes \"Bob's notes\"")
+    timeline.step("Bob writes \"Bob's notes\"")
     delivered = bob.write("Bob's notes", body: "The badge does not hear Bob.", in: center)
-    timeline.reaction("dispatch reached \(delivered) listener")
+    timeline.note("dispatch reached \(delivered) listener")
 
-    timeline.action("the badge is removed (its subscription is dropped)")
+    timeline.step("the badge is removed (its subscription is dropped)")
     badge = nil
     _ = badge
-    timeline.reaction("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
+    timeline.note("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
 
-    timeline.action("Alice writes \"Second post\"")
+    timeline.step("Alice writes \"Second post\"")
     delivered = alice.write("Second post", body: "Only the list hears this.", in: center)
-    timeline.reaction("dispatch reached \(delivered) listener")
+    timeline.note("dispatch reached \(delivered) listener")
 
-    timeline.action("the list screen is closed and deallocated; nobody calls remove")
+    timeline.step("the list screen is closed and deallocated; nobody calls remove")
     screen = nil
-    timeline.reaction("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
+    timeline.note("listeners of PostWritten: \(center.listenerCount(for: PostWritten.self))")
 
-    timeline.action("Alice writes \"Into the void\"")
+    timeline.step("Alice writes \"Into the void\"")
     delivered = alice.write("Into the void", body: "Nobody is listening.", in: center)
-    timeline.reaction("dispatch reached \(delivered) listeners")
+    timeline.note("dispatch reached \(delivered) listeners")
 }

@@ -1,23 +1,26 @@
 import Synchronization
 
-/// Prints numbered, indented steps so that each scenario reads as a timeline.
+/// Prints numbered steps with indented lines below them, so each scenario reads as a timeline.
 final class Timeline: Sendable {
-    private let step = Atomic<Int>(0)
-    let title: String
+    private let steps = Atomic<Int>(0)
 
     init(_ title: String) {
-        self.title = title
         print("\n== \(title) ==")
     }
 
     /// A numbered action of the scenario.
-    func action(_ text: String) {
-        let number = step.wrappingAdd(1, ordering: .relaxed).newValue
-        print("[\(number)] \(text)")
+    func step(_ text: String) {
+        let number = steps.wrappingAdd(1, ordering: .relaxed).newValue
+        print("\n[\(number)] \(text)")
     }
 
-    /// A reaction to the last action (a listener running, a result).
-    func reaction(_ text: String) {
-        print("      -> \(text)")
+    /// A result or reaction that follows the last step.
+    func note(_ text: String) {
+        print("    \(text)")
+    }
+
+    /// A listener or delegate reacting: who, and what it did.
+    func call(_ who: String, _ text: String) {
+        print("      → \(who): \(text)")
     }
 }

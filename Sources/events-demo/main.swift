@@ -4,9 +4,11 @@ import Foundation
 //
 //   swift run events-demo           every scenario
 //   swift run events-demo posts     seed 000: dispatcher, listeners, removal, owner lifetime
+//   swift run events-demo delegates seed 003: one delegate slot fanned out to many delegates
 
 let scenarios: [(name: String, run: () -> Void)] = [
-    ("posts", runPostsDemo)
+    ("posts", runPostsDemo),
+    ("delegates", runMulticastDemo),
 ]
 
 let requested = CommandLine.arguments.dropFirst()

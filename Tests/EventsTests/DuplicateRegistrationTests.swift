@@ -60,9 +60,10 @@ struct DuplicateRegistrationTests {
         let subscriptions = Recorder<Subscription>()
         runOnThreads(8) { _ in
             for _ in 0..<200 {
-                subscriptions.record(center.listen(to: Tick.self, owner: owner, key: "only") { owner, _ in
-                    owner.received.increment()
-                })
+                subscriptions.record(
+                    center.listen(to: Tick.self, owner: owner, key: "only") { owner, _ in
+                        owner.received.increment()
+                    })
             }
         }
         #expect(Set(subscriptions.values).count == 1)

@@ -38,13 +38,15 @@ private protocol Listener: AnyObject, Sendable {
 
 /// Writes every call into a journal, answers with a fixed value, and may react to `didChange`
 /// by running a closure (used for reentrancy).
-private final class Recorder: Listener {
+private final class RecordingListener: Listener {
     let name: String
     let journal: Journal
     let fixedAnswer: Int?
-    let reaction: (@Sendable (Recorder) -> Void)?
+    let reaction: (@Sendable (RecordingListener) -> Void)?
 
-    init(_ name: String, _ journal: Journal, answer: Int? = nil, reaction: (@Sendable (Recorder) -> Void)? = nil) {
+    init(
+        _ name: String, _ journal: Journal, answer: Int? = nil, reaction: (@Sendable (RecordingListener) -> Void)? = nil
+    ) {
         self.name = name
         self.journal = journal
         self.fixedAnswer = answer
@@ -80,9 +82,9 @@ struct MulticastDelegateTests {
     private func recorder(
         _ name: String,
         answer: Int? = nil,
-        reaction: (@Sendable (Recorder) -> Void)? = nil
-    ) -> Recorder {
-        let recorder = Recorder(name, journal, answer: answer, reaction: reaction)
+        reaction: (@Sendable (RecordingListener) -> Void)? = nil
+    ) -> RecordingListener {
+        let recorder = RecordingListener(name, journal, answer: answer, reaction: reaction)
         keepAlive.withValue { $0.append(recorder) }
         return recorder
     }
@@ -101,7 +103,7 @@ struct MulticastDelegateTests {
         #expect(!delegates.isEmpty)
         #expect(delegates.count == 2)
         #expect(delegates.contains(a))
-        #expect(!delegates.contains(Recorder("stranger", journal)))
+        #expect(!delegates.contains(RecordingListener("stranger", journal)))
     }
 
     @Test func addingTheSameDelegateTwiceKeepsOneEntry() {
@@ -177,7 +179,7 @@ struct MulticastDelegateTests {
         let survivor = recorder("survivor")
         delegates.add(survivor)
         do {
-            let shortLived = Recorder("shortLived", journal)
+            let shortLived = RecordingListener("shortLived", journal)
             withExtendedLifetime(shortLived) {
                 delegates.add(shortLived)
                 #expect(delegates.count == 2)
@@ -196,7 +198,7 @@ struct MulticastDelegateTests {
 
     @Test func countPrunesDeadEntries() {
         do {
-            let a = Recorder("a", journal)
+            let a = RecordingListener("a", journal)
             delegates.add(a)
         }
         #expect(delegates._storedEntryCount == 1)
@@ -208,7 +210,7 @@ struct MulticastDelegateTests {
         let survivor = recorder("survivor")
         delegates.add(survivor)
         for index in 0..<1_000 {
-            delegates.add(Recorder("temporary\(index)", journal))
+            delegates.add(RecordingListener("temporary\(index)", journal))
         }
 
         // Without pruning there would be 1001 entries.
@@ -220,7 +222,7 @@ struct MulticastDelegateTests {
         // Freed memory is often reused at once, so a new object may get the address (and thus
         // the ObjectIdentifier) of a dead delegate whose entry has not been pruned yet.
         for index in 0..<200 {
-            let delegate = Recorder("generation\(index)", journal)
+            let delegate = RecordingListener("generation\(index)", journal)
             withExtendedLifetime(delegate) {
                 #expect(delegates.add(delegate))
                 #expect(delegates.contains(delegate))
@@ -377,7 +379,7 @@ struct MulticastDelegateTests {
 
     @Test func delegateDeinitializedDuringAnInvocationIsSkippedAndPruned() {
         let delegates = self.delegates
-        let holder = Locked<Recorder?>(Recorder("doomed", journal))
+        let holder = Locked<RecordingListener?>(RecordingListener("doomed", journal))
         let releaser = recorder("releaser") { _ in holder.withValue { $0 = nil } }
         delegates += releaser
         delegates += holder.current!
@@ -444,16 +446,16 @@ private protocol Pinged: AnyObject, Sendable {
 
 private final class Tally: Pinged {
     let hits = Atomic<Int>(0)
-    let deinits: Counter
+    let deinits: CallCounter
 
-    init(deinits: Counter) { self.deinits = deinits }
+    init(deinits: CallCounter) { self.deinits = deinits }
 
     func ping() { hits.add(1, ordering: .relaxed) }
 
     deinit { deinits.increment() }
 }
 
-private final class Counter: Sendable {
+private final class CallCounter: Sendable {
     private let storage = Atomic<Int>(0)
     func increment() { storage.add(1, ordering: .relaxed) }
     var value: Int { storage.load(ordering: .relaxed) }
@@ -485,9 +487,9 @@ struct MulticastDelegateConcurrencyTests {
         let threads = 4
         let iterations = 1_000
         let delegates = MulticastDelegate<any Pinged>()
-        let deinits = Counter()
-        let created = Counter()
-        let invocations = Counter()
+        let deinits = CallCounter()
+        let created = CallCounter()
+        let invocations = CallCounter()
         let failures = Locked<[String]>([])
         // Delegates parked here are released later by whichever thread swaps them out.
         let handoff = Locked<Tally?>(nil)

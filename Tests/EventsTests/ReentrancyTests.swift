@@ -77,10 +77,11 @@ struct ReentrancyTests {
         let center = EventCenter()
         let calls = Counter()
         let box = Recorder<Subscription>()
-        box.record(center.listen(to: Tick.self) { _ in
-            calls.increment()
-            box.values.first?.cancel()
-        })
+        box.record(
+            center.listen(to: Tick.self) { _ in
+                calls.increment()
+                box.values.first?.cancel()
+            })
         center.dispatch(Tick(n: 1))
         center.dispatch(Tick(n: 2))
         #expect(calls.value == 1)
