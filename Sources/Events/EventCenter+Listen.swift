@@ -182,6 +182,7 @@ extension EventCenter {
     /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
     func register<E: Event>(
         _ type: E.Type,
+        eventKey: EventKey = EventKey(E.self),
         owner: (any AnyObject & Sendable)?,
         key: ListenerKey?,
         sender: AnyObject?,
@@ -192,7 +193,7 @@ extension EventCenter {
         handler: @escaping @Sendable (AnyObject?, E, Sender?) -> Void
     ) -> Subscription {
         let record = TypedListenerRecord<E>(
-            priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key,
+            eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key,
             owner: owner, sender: sender, handler: handler)
         var sweepDue = false
         if let owner, let key, let slot = record.duplicateSlot {

@@ -28,7 +28,7 @@ extension EventCenter {
     /// lock: it loads weak references and calls the key's `==`. Comparing the owner's weak
     /// reference is safe because the caller holds `owner`, so the load cannot release a last
     /// reference.
-    private func removeListeners(
+    func removeListeners(
         of owner: AnyObject, in eventKey: EventKey?, where matches: (ListenerRecord) -> Bool
     ) {
         let ownerID = ObjectIdentifier(owner)

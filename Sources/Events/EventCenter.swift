@@ -72,13 +72,19 @@ public final class EventCenter: Sendable {
     /// - Returns: The number of handlers that were called (nested dispatches not included).
     @discardableResult
     public func dispatch<E: Event>(_ event: E, from sender: AnyObject? = nil) -> Int {
-        let key = EventKey(E.self)
-        guard let listeners = registry.snapshot(for: key) else { return 0 }
+        guard let listeners = registry.snapshot(for: EventKey(E.self)) else { return 0 }
+        return deliver(event, to: listeners, from: sender)
+    }
+
+    /// The dispatch loop: delivers `event` to `listeners` (a snapshot, in delivery order) and
+    /// returns how many received it. Every record must be a `TypedListenerRecord<E>`.
+    func deliver<E: Event>(
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?
+    ) -> Int {
         let senderInfo = sender.map(Sender.init)
         var delivered = 0
         var needsPurge = false
         for record in listeners {
-            // Every record in the list of `key` was created as a TypedListenerRecord<E>.
             let listener = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
             if listener.senderID != nil {
                 guard let expected = listener.sender else {
@@ -101,8 +107,17 @@ public final class EventCenter: Sendable {
             listener.handler(owner, event, senderInfo)
             delivered += 1
         }
-        if needsPurge { registry.purge(key) }
+        if needsPurge { purgeRetired(in: listeners) }
         return delivered
+    }
+
+    /// Purges the lists that `listeners` came from (usually one; several for merged snapshots).
+    private func purgeRetired(in listeners: ContiguousArray<ListenerRecord>) {
+        var keys: [EventKey] = []
+        for record in listeners where !record.isActive && !keys.contains(record.eventKey) {
+            keys.append(record.eventKey)
+        }
+        registry.purge(keys)
     }
 
     // MARK: Inspecting
@@ -111,7 +126,11 @@ public final class EventCenter: Sendable {
     ///
     /// Listeners whose owner or sender has deinitialized are not counted (and are reclaimed).
     public func listenerCount<E: Event>(for type: E.Type) -> Int {
-        let key = EventKey(type)
+        liveListenerCount(for: EventKey(type))
+    }
+
+    /// Counts the live listeners of `key`, reclaiming the dead ones it finds.
+    func liveListenerCount(for key: EventKey) -> Int {
         guard let records = registry.snapshot(for: key) else { return 0 }
         var live = 0
         var sawDead = false

@@ -3,6 +3,10 @@
 enum EventKey: Hashable, Sendable {
     /// A typed event, identified by its exact static type.
     case type(ObjectIdentifier)
+    /// A named event (`NamedEvent`) with this name.
+    case name(String)
+    /// Listeners of every named event, whatever its name (like a nil name in `NotificationCenter`).
+    case anyName
 
     init<E: Event>(_ type: E.Type) {
         self = .type(ObjectIdentifier(type))

@@ -127,13 +127,13 @@ final class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) -> Void
 
     init(
-        priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite, key: ListenerKey?,
-        owner: (any AnyObject & Sendable)?, sender: AnyObject?,
+        eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,
+        callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?,
         handler: @escaping @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) -> Void
     ) {
         self.handler = handler
         super.init(
-            eventKey: EventKey(E.self), eventType: E.self, priority: priority, sequence: sequence, once: once,
+            eventKey: eventKey, eventType: E.self, priority: priority, sequence: sequence, once: once,
             callSite: callSite, key: key, owner: owner, sender: sender)
     }
 }
