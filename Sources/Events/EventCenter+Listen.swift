@@ -25,17 +25,18 @@ extension EventCenter {
     ///   - handler: Receives each event.
     public func listen<E: Event>(
         to type: E.Type,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (E) -> Void
+        _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
-        ) { _, event, _ in handler(event) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
+        ) { _, event, _ in try handler(event) }
     }
 
     /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
@@ -50,17 +51,18 @@ extension EventCenter {
     /// Same rules and parameters as ``listen(to:from:priority:once:file:line:_:)-(_,_,_,_,_,_,(E)->Void)``.
     public func listen<E: Event>(
         to type: E.Type,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (E, Sender?) -> Void
+        _ handler: @escaping @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
-        ) { _, event, sender in handler(event, sender) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
+        ) { _, event, sender in try handler(event, sender) }
     }
 
     // MARK: Owner-bound listeners
@@ -93,17 +95,18 @@ extension EventCenter {
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E) -> Void
+        _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
-        ) { owner, event, _ in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+        ) { owner, event, _ in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
     /// The owner-bound form whose handler also receives the ``Sender``.
@@ -111,17 +114,19 @@ extension EventCenter {
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E, Sender?) -> Void
+        _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
-        ) { owner, event, sender in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+        ) { owner, event, sender in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
+        }
     }
 
     /// The owner-bound form with a `key`, which names the registration for removal and makes a
@@ -145,17 +150,18 @@ extension EventCenter {
         to type: E.Type,
         owner: Owner,
         key: some Hashable & Sendable,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E) -> Void
+        _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
-        ) { owner, event, _ in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+        ) { owner, event, _ in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
     /// The keyed owner-bound form whose handler also receives the ``Sender``.
@@ -164,20 +170,47 @@ extension EventCenter {
         to type: E.Type,
         owner: Owner,
         key: some Hashable & Sendable,
+        on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E, Sender?) -> Void
+        _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
-        ) { owner, event, sender in handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender) }
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+        ) { owner, event, sender in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
+        }
     }
 
     // MARK: Registration
+
+    /// Registers a listener whose handler runs in `delivery`'s context: `run` is called there.
+    func register<E: Event>(
+        _ type: E.Type,
+        eventKey: EventKey = EventKey(E.self),
+        owner: (any AnyObject & Sendable)?,
+        key: ListenerKey?,
+        sender: AnyObject?,
+        priority: Priority,
+        once: Bool,
+        callSite: CallSite,
+        cancelsOnDeinit: Bool,
+        delivery: Delivery.Kind,
+        run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
+    ) -> Subscription {
+        let route: (any AsyncRoute<E>)?
+        if case .postingThread = delivery {
+            route = nil
+        } else {
+            route = SerialRoute(mailbox: makeMailbox(for: delivery), inlineOnMainThread: false, run: run)
+        }
+        return register(
+            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
+            callSite: callSite, cancelsOnDeinit: cancelsOnDeinit, handler: route == nil ? run : nil, route: route)
+    }
 
     /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
     func register<E: Event>(
@@ -190,11 +223,12 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         cancelsOnDeinit: Bool,
-        handler: @escaping @Sendable (AnyObject?, E, Sender?) -> Void
+        handler: (@Sendable (AnyObject?, E, Sender?) throws -> Void)?,
+        route: (any AsyncRoute<E>)?
     ) -> Subscription {
         let record = TypedListenerRecord<E>(
-            eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key,
-            owner: owner, sender: sender, handler: handler)
+            eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
+            key: key, owner: owner, sender: sender, handler: handler, route: route)
         var sweepDue = false
         if let owner, let key, let slot = record.duplicateSlot {
             // Optimistic: compare candidates outside the lock (key `==` is user code), then

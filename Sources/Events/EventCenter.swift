@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The hub that carries events from the code that dispatches them to the listeners that want them.
@@ -47,6 +48,24 @@ public final class EventCenter: Sendable {
 
     let registry = Registry()
     private let sequence = Atomic<UInt64>(0)
+    let errorHandlerBox = ErrorHandlerBox()
+    /// The serial queue of `Delivery.background` listeners.
+    let backgroundQueue = DispatchQueue(label: "swift-events.background")
+
+    /// Receives every error thrown by a listener's handler, from any context and thread.
+    ///
+    /// A throwing handler never stops the other listeners. The default prints one line to
+    /// standard error naming the event, the error and the listener's call site. Replace it to
+    /// log or count failures; it runs on the thread or actor where the handler ran, and must
+    /// not block.
+    ///
+    /// ```swift
+    /// center.errorHandler = { failure in logger.error("\(failure)") }
+    /// ```
+    public var errorHandler: @Sendable (ListenerFailure) -> Void {
+        get { errorHandlerBox.value }
+        set { errorHandlerBox.value = newValue }
+    }
 
     /// Creates an empty center, independent of ``default``.
     public init() {}
@@ -77,9 +96,11 @@ public final class EventCenter: Sendable {
     }
 
     /// The dispatch loop: delivers `event` to `listeners` (a snapshot, in delivery order) and
-    /// returns how many received it. Every record must be a `TypedListenerRecord<E>`.
+    /// returns how many received it (handlers run, or queued for their context). Every record
+    /// must be a `TypedListenerRecord<E>`. With a `collector`, outcomes are reported to it.
     func deliver<E: Event>(
-        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
+        collector: ReportCollector? = nil
     ) -> Int {
         let senderInfo = sender.map(Sender.init)
         var delivered = 0
@@ -104,8 +125,20 @@ public final class EventCenter: Sendable {
             }
             guard listener.claim() else { continue }
             if listener.once { needsPurge = true }
-            listener.handler(owner, event, senderInfo)
             delivered += 1
+            if let handler = listener.handler {
+                do {
+                    try handler(owner, event, senderInfo)
+                    collector?.recordRun(nil, queued: false)
+                } catch {
+                    let failure = self.failure(of: listener, error)
+                    reportFailure(failure)
+                    collector?.recordRun(failure, queued: false)
+                }
+            } else {
+                listener.route.unsafelyUnwrapped.deliver(
+                    listener, event, senderInfo, center: self, collector: collector)
+            }
         }
         if needsPurge { purgeRetired(in: listeners) }
         return delivered

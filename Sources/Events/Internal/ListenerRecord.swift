@@ -62,6 +62,15 @@ class ListenerRecord: @unchecked Sendable {
         self.sender = sender
     }
 
+    /// The event this listener hears, for messages: a type name, or a quoted event name.
+    var eventDescription: String {
+        switch eventKey {
+        case .type: String(describing: eventType)
+        case .name(let name): "named event \"\(name)\""
+        case .anyName: "every named event"
+        }
+    }
+
     /// The slot of a keyed owner-bound registration in the registry's duplicate index.
     var duplicateSlot: DuplicateSlot? {
         guard let key, let ownerID else { return nil }
@@ -78,9 +87,24 @@ class ListenerRecord: @unchecked Sendable {
     /// exactly one caller performs the follow-up work (purging it from the registry).
     @discardableResult
     func retire(_ reason: ListenerState) -> Bool {
-        rawState.compareExchange(
+        let retired = rawState.compareExchange(
             expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
         ).exchanged
+        if !retired, reason == .cancelled, once {
+            // A once listener whose event is still queued in its context: cancelling must stop
+            // that pending delivery too (rule 7), so consumed becomes cancelled.
+            rawState.compareExchange(
+                expected: ListenerState.consumed.rawValue, desired: ListenerState.cancelled.rawValue,
+                ordering: .acquiringAndReleasing)
+        }
+        return retired
+    }
+
+    /// Whether a queued delivery may still run when its turn comes: the listener is active, or
+    /// it is a once listener whose single event this is.
+    var acceptsQueuedDelivery: Bool {
+        let state = rawState.load(ordering: .acquiring)
+        return state == ListenerState.active.rawValue || (once && state == ListenerState.consumed.rawValue)
     }
 
     /// Claims one delivery. This is the instant a handler call begins: a listener whose claim
@@ -122,16 +146,24 @@ class ListenerRecord: @unchecked Sendable {
 }
 
 /// A listener of the event type `E`, holding its handler.
+///
+/// Exactly one of `handler` and `route` is set: `handler` for listeners that run on the
+/// dispatching thread, `route` for listeners whose handler runs in another context (main
+/// actor, an actor, a queue), which the route enqueues to.
 final class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     /// Called with the owner (nil for closure listeners), the event and its sender.
-    let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) -> Void
+    let handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?
+    let route: (any AsyncRoute<E>)?
 
     init(
         eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,
         callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?,
-        handler: @escaping @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) -> Void
+        handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?,
+        route: (any AsyncRoute<E>)?
     ) {
+        precondition((handler == nil) != (route == nil), "a listener has either a handler or a route")
         self.handler = handler
+        self.route = route
         super.init(
             eventKey: eventKey, eventType: E.self, priority: priority, sequence: sequence, once: once,
             callSite: callSite, key: key, owner: owner, sender: sender)

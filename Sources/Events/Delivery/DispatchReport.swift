@@ -1,0 +1,75 @@
+/// What happened to one event sent with ``EventCenter/dispatchAndWait(_:from:isolation:)``.
+///
+/// ```swift
+/// let report = await center.dispatchAndWait(Saved(id: 7))
+/// if !report.failures.isEmpty { print("some listeners failed:", report.failures) }
+/// ```
+public struct DispatchReport: Sendable, CustomStringConvertible {
+    /// How many handlers ran with the event, in every context (failed ones included). A queued
+    /// listener whose owner was gone, or that was cancelled, before its turn is not counted.
+    public let received: Int
+    /// The handlers that threw, with their errors and call sites.
+    public let failures: [ListenerFailure]
+
+    /// How many handlers ran and returned normally.
+    public var succeeded: Int { received - failures.count }
+
+    public var description: String {
+        "DispatchReport(received: \(received), failures: \(failures.count))"
+    }
+}
+
+/// Collects the outcome of one awaitable dispatch: handlers finish on many threads and actors,
+/// and the dispatching task resumes once the last one is done.
+final class ReportCollector: @unchecked Sendable {
+    // Why @unchecked is safe: every mutable property is only touched inside `lock`, and the
+    // continuation is resumed outside it, exactly once (it is taken out under the lock).
+    private let lock = Lock()
+    private var pending = 0
+    private var received = 0
+    private var failures: [ListenerFailure] = []
+    private var sealed = false
+    private var continuation: CheckedContinuation<DispatchReport, Never>?
+
+    /// A queued delivery has been handed to its context; `finish` must be called for it.
+    func begin() {
+        lock.withLock { pending += 1 }
+    }
+
+    /// A handler ran (synchronously, or from a queued delivery that had called `begin`).
+    func recordRun(_ failure: ListenerFailure?, queued: Bool) {
+        let resume: (CheckedContinuation<DispatchReport, Never>, DispatchReport)? = lock.withLock {
+            received += 1
+            if let failure { failures.append(failure) }
+            return queued ? finishLocked() : nil
+        }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+
+    /// A delivery was skipped (its listener ended before its turn).
+    func recordSkip(queued: Bool) {
+        guard queued else { return }
+        let resume = lock.withLock { finishLocked() }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+
+    private func finishLocked() -> (CheckedContinuation<DispatchReport, Never>, DispatchReport)? {
+        pending -= 1
+        guard sealed, pending == 0, let continuation else { return nil }
+        self.continuation = nil
+        return (continuation, DispatchReport(received: received, failures: failures))
+    }
+
+    /// Waits until every delivery begun so far has finished.
+    func wait() async -> DispatchReport {
+        await withCheckedContinuation { continuation in
+            let ready: DispatchReport? = lock.withLock {
+                sealed = true
+                if pending == 0 { return DispatchReport(received: received, failures: failures) }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

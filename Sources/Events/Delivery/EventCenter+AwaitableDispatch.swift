@@ -1,0 +1,27 @@
+extension EventCenter {
+    /// Dispatches `event` and returns once every listener has finished with it, in every
+    /// context: posting-thread, main-actor, actor and queue listeners alike.
+    ///
+    /// ```swift
+    /// let report = await center.dispatchAndWait(CacheInvalidated(), from: self)
+    /// print("\(report.received) listeners ran, \(report.failures.count) failed")
+    /// for failure in report.failures { print(failure) }   // error and call site of each
+    /// ```
+    ///
+    /// Use it where the next step depends on the listeners being done: flushing before
+    /// shutdown, tests, sequencing work across actors. The waiting suspends, it does not
+    /// block, so main-actor listeners can run while the main actor awaits here.
+    ///
+    /// Failures also go to ``errorHandler``, as with ``dispatch(_:from:)``.
+    ///
+    /// - Returns: How many handlers ran and which failed with what error.
+    public func dispatchAndWait<E: Event>(
+        _ event: E, from sender: AnyObject? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async -> DispatchReport {
+        let collector = ReportCollector()
+        if let listeners = registry.snapshot(for: EventKey(E.self)) {
+            _ = deliver(event, to: listeners, from: sender, collector: collector)
+        }
+        return await collector.wait()
+    }
+}

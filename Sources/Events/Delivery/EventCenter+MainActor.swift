@@ -1,0 +1,192 @@
+extension EventCenter {
+    // MARK: Main-actor listeners
+
+    /// Calls a `@MainActor` handler with every event of type `E`.
+    ///
+    /// The compiler knows the handler is main-actor isolated, so it can update UI state directly,
+    /// whatever thread dispatches:
+    ///
+    /// ```swift
+    /// @MainActor final class StatusLabel {
+    ///     var text = ""
+    /// }
+    /// let label = StatusLabel()
+    /// let subscription = center.listen(to: DownloadFinished.self, on: .main) { finished in
+    ///     label.text = "Downloaded \(finished.name)"
+    /// }
+    /// ```
+    ///
+    /// See ``MainActorDelivery`` for when the handler runs inline and when it is enqueued. Events
+    /// reach the listener in dispatch order (per-listener FIFO); a listener cancelled before an
+    /// event's turn comes skips it. Otherwise the same rules and parameters as
+    /// ``listen(to:on:from:priority:once:file:line:_:)-(_,_,_,_,_,_,_,(E)throws->Void)``.
+    public func listen<E: Event>(
+        to type: E.Type,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (E) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery
+        ) { _, event, _ in
+            try MainActor.assumeIsolated { try handler(event) }
+        }
+    }
+
+    /// The main-actor closure form whose handler also receives the ``Sender``.
+    public func listen<E: Event>(
+        to type: E.Type,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (E, Sender?) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery
+        ) { _, event, sender in
+            try MainActor.assumeIsolated { try handler(event, sender) }
+        }
+    }
+
+    /// Calls a `@MainActor` handler with every event of type `E` for as long as `owner` lives.
+    ///
+    /// Made for view controllers and view models: a `@MainActor` class can be the owner, and the
+    /// handler receives it isolated, with no capture and no warning:
+    ///
+    /// ```swift
+    /// @MainActor final class FeedViewController {
+    ///     var titles: [String] = []
+    ///     func viewDidLoad(center: EventCenter) {
+    ///         center.listen(to: PostWritten.self, owner: self, on: .main) { controller, post in
+    ///             controller.titles.append(post.title)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// An owner that is gone when an event's turn comes is skipped, even if it was alive when the
+    /// event was dispatched.
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery
+        ) { owner, event, _ in
+            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+            try MainActor.assumeIsolated { try handler(owner, event) }
+        }
+    }
+
+    /// The keyed main-actor owner-bound form: a repeated registration with the same owner, key,
+    /// event type and sender is ignored (see the keyed posting-thread form).
+    @discardableResult
+    public func listen<E: Event, Owner: AnyObject & Sendable>(
+        to type: E.Type,
+        owner: Owner,
+        key: some Hashable & Sendable,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery
+        ) { owner, event, _ in
+            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+            try MainActor.assumeIsolated { try handler(owner, event) }
+        }
+    }
+
+    private func registerOnMainActor<E: Event>(
+        _ type: E.Type, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,
+        priority: Priority, once: Bool, callSite: CallSite, cancelsOnDeinit: Bool, delivery: MainActorDelivery,
+        run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
+    ) -> Subscription {
+        let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
+        return register(
+            type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+            cancelsOnDeinit: cancelsOnDeinit, handler: nil, route: route)
+    }
+
+    // MARK: Actor listeners
+
+    /// Calls `handler` isolated to `actor` with every event of type `E`, for as long as the
+    /// actor lives.
+    ///
+    /// The handler's first parameter is the actor, `isolated`, so it reads and writes the
+    /// actor's state synchronously, checked by the compiler:
+    ///
+    /// ```swift
+    /// actor Inventory {
+    ///     var stock: [String: Int] = [:]
+    ///     func start(_ center: EventCenter) {
+    ///         center.listen(to: ItemSold.self, isolatedTo: self) { inventory, sale in
+    ///             inventory.stock[sale.sku, default: 0] -= 1
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The actor is held weakly, like an owner: the listener ends when it deinitializes, and an
+    /// event whose turn comes after that is skipped. Events reach the handler one at a time in
+    /// dispatch order (per-listener FIFO), even though each call is an actor hop.
+    @discardableResult
+    public func listen<E: Event, A: Actor>(
+        to type: E.Type,
+        isolatedTo actor: A,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (isolated A, E) throws -> Void
+    ) -> Subscription {
+        register(
+            type, owner: actor, key: nil, sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, handler: nil,
+            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
+    }
+
+    /// The keyed actor form: a repeated registration with the same actor, key, event type and
+    /// sender is ignored; remove it with `remove(actor, key:)`.
+    @discardableResult
+    public func listen<E: Event, A: Actor>(
+        to type: E.Type,
+        isolatedTo actor: A,
+        key: some Hashable & Sendable,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (isolated A, E) throws -> Void
+    ) -> Subscription {
+        register(
+            type, owner: actor, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, handler: nil,
+            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
+    }
+}

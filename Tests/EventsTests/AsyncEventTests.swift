@@ -1,0 +1,138 @@
+import Dispatch
+import Testing
+
+@testable import Events
+
+@Suite("Async sequences and waiting for events")
+struct AsyncEventTests {
+    @Test func streamDeliversEventsInOrderAndEndingTheLoopRemovesTheListener() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self)
+        #expect(center.listenerCount(for: Tick.self) == 1)
+        for n in 1...5 { center.dispatch(Tick(n: n)) }
+        var received: [Int] = []
+        for await tick in stream {
+            received.append(tick.n)
+            if tick.n == 3 { break }
+        }
+        #expect(received == [1, 2, 3])
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func cancellingTheIteratingTaskRemovesTheListener() async {
+        let center = EventCenter()
+        let started = Counter()
+        let stream = center.events(of: Tick.self)
+        let task = Task {
+            var count = 0
+            for await _ in stream {
+                count += 1
+                started.increment()
+            }
+            return count
+        }
+        center.dispatch(Tick(n: 1))
+        while started.value == 0 { await Task.yield() }
+        task.cancel()
+        let count = await task.value
+        #expect(count == 1)
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func droppingAStreamThatIsNeverIteratedRemovesTheListener() {
+        let center = EventCenter()
+        do {
+            let stream = center.events(of: Tick.self)
+            #expect(center.listenerCount(for: Tick.self) == 1)
+            _ = stream
+        }
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func dropNewestKeepsTheFirstEventsAndCountsTheRest() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self, bufferingPolicy: .dropNewest(capacity: 2))
+        for n in 1...5 { center.dispatch(Tick(n: n)) }
+        #expect(stream.droppedCount == 3)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.n == 1)
+        #expect(await iterator.next()?.n == 2)
+        center.dispatch(Tick(n: 6))
+        #expect(await iterator.next()?.n == 6)
+        #expect(stream.droppedCount == 3)
+    }
+
+    @Test func dropOldestKeepsTheLatestEventsAndCountsTheRest() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self, bufferingPolicy: .dropOldest(capacity: 2))
+        for n in 1...5 { center.dispatch(Tick(n: n)) }
+        #expect(stream.droppedCount == 3)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.n == 4)
+        #expect(await iterator.next()?.n == 5)
+    }
+
+    @Test func unboundedStreamKeepsEverythingFromAnotherThreadInOrder() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self)
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                for n in 0..<1_000 { center.dispatch(Tick(n: n)) }
+                continuation.resume()
+            }
+        }
+        var received: [Int] = []
+        for await tick in stream {
+            received.append(tick.n)
+            if received.count == 1_000 { break }
+        }
+        #expect(received == Array(0..<1_000))
+        #expect(stream.droppedCount == 0)
+    }
+
+    @Test func streamFromSenderHearsOnlyThatSender() async {
+        let center = EventCenter()
+        let writer = Probe()
+        let stream = center.events(of: Tick.self, from: writer)
+        center.dispatch(Tick(n: 1), from: Probe())
+        center.dispatch(Tick(n: 2), from: writer)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.n == 2)
+    }
+
+    @Test func nextReturnsTheFirstMatchingEvent() async throws {
+        let center = EventCenter()
+        let waiting = Task {
+            try await center.next(Tick.self, where: { $0.n.isMultiple(of: 3) }, timeout: .seconds(30))
+        }
+        while center.listenerCount(for: Tick.self) == 0 { await Task.yield() }
+        for n in 1...4 { center.dispatch(Tick(n: n)) }
+        let tick = try await waiting.value
+        #expect(tick.n == 3)
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func nextThrowsAClearErrorOnTimeout() async {
+        let center = EventCenter()
+        do {
+            _ = try await center.next(Tick.self, timeout: .milliseconds(50))
+            Issue.record("expected a timeout")
+        } catch let error as EventTimeoutError {
+            #expect(error.event == "Tick")
+            #expect(error.timeout == .milliseconds(50))
+            #expect(error.description == "timed out after 0.05 seconds waiting for Tick")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func cancellingNextThrowsCancellationAndRemovesTheListener() async {
+        let center = EventCenter()
+        let waiting = Task { try await center.next(Tick.self) }
+        while center.listenerCount(for: Tick.self) == 0 { await Task.yield() }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+}
