@@ -17,7 +17,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
-        .executableTarget(name: "events-demo", dependencies: ["Events"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "events-demo", dependencies: ["Events"], resources: [.copy("Resources/movies.json")],
+            swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -19,7 +19,9 @@ import Synchronization
 ///
 /// ## Rules
 /// 1. Listeners of an event run synchronously on the dispatching thread, higher ``Priority``
-///    first, ties in registration order.
+///    first, ties in registration order. (Listeners registered for another context, see
+///    ``Delivery`` and ``MainActorDelivery``, are handed their event in that same order and run
+///    later in their context, one event at a time, in dispatch order.)
 /// 2. `from: sender` on `listen` filters by identity: the listener hears only events dispatched
 ///    from that very object. The sender is held weakly; once it is gone the listener can never
 ///    match and is removed.
@@ -88,7 +90,8 @@ public final class EventCenter: Sendable {
     ///   - sender: The object dispatching it, if any: listeners registered with `from:` hear
     ///     only their sender, and any listener can read it through the ``Sender`` handler
     ///     parameter. It is not retained beyond the call unless a handler keeps its ``Sender``.
-    /// - Returns: The number of handlers that were called (nested dispatches not included).
+    /// - Returns: The number of listeners that received the event: handlers called, plus
+    ///   listeners in other contexts to which it was handed (nested dispatches not included).
     @discardableResult
     public func dispatch<E: Event>(_ event: E, from sender: AnyObject? = nil) -> Int {
         guard let listeners = registry.snapshot(for: EventKey(E.self)) else { return 0 }

@@ -27,6 +27,8 @@
 ///   that was claimed before `cancel()` (already running, or about to enter the handler on another
 ///   thread) is not waited for: waiting would let a handler that cancels from another thread
 ///   deadlock.
+/// - For a listener in another context (main actor, actor, queue), events already queued when
+///   `cancel()` returns are skipped when their turn comes.
 /// - Two subscriptions are equal when they stand for the same registration.
 public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     let record: ListenerRecord

@@ -21,6 +21,28 @@ enum Readme {
         }
     }
 
+    @MainActor final class FeedViewModel {
+        var titles: [String] = []
+
+        func start(_ center: EventCenter) {
+            center.listen(to: PostWritten.self, owner: self, on: .main) { model, post in
+                model.titles.append(post.title)  // main actor, no hop, no warning
+            }
+        }
+    }
+
+    actor SearchIndex {
+        var indexed: [String] = []
+
+        func start(_ center: EventCenter) {
+            center.listen(to: PostWritten.self, isolatedTo: self) { index, post in
+                index.indexed.append(post.title)  // isolated to the actor
+            }
+        }
+
+        func titles() -> [String] { indexed }
+    }
+
     protocol TableDelegate: AnyObject {
         func didSelect(row: Int)
     }
@@ -78,6 +100,49 @@ struct ReadmeExamplesTests {
             .store(in: &subscriptions)
         #expect(center.dispatch(PostWritten(title: "a")) == 2)
         #expect(center.dispatch(PostWritten(title: "b")) == 1)
+    }
+
+    @MainActor
+    @Test func delivery() async {
+        let center = EventCenter()
+        let model = Readme.FeedViewModel()
+        model.start(center)
+        let index = Readme.SearchIndex()
+        await index.start(center)
+        let backup = center.listen(to: PostWritten.self, on: .background) { post in
+            print("backing up", post.title)
+        }
+        let report = await center.dispatchAndWait(PostWritten(title: "Hello"))
+        #expect(report.received == 3)
+        #expect(model.titles == ["Hello"])
+        #expect(await index.titles() == ["Hello"])
+        _ = backup
+    }
+
+    @Test func async() async throws {
+        let center = EventCenter()
+        let stream = center.events(of: PostWritten.self, bufferingPolicy: .dropOldest(capacity: 100))
+        let streamed = Task {
+            for await post in stream {
+                print("streamed", post.title)  // ending the loop removes the listener
+                return post.title
+            }
+            return ""
+        }
+
+        let report = await center.dispatchAndWait(PostWritten(title: "Saved"))
+        print(report.received, "listeners ran;", report.failures.count, "failed")
+        #expect(report.received == 1)
+        #expect(await streamed.value == "Saved")
+
+        let waiter = Task {
+            try await center.next(PostWritten.self, where: { $0.title.hasPrefix("S") }, timeout: .seconds(5))
+        }
+        while center.listenerCount(for: PostWritten.self) == 0 { await Task.yield() }
+        center.dispatch(PostWritten(title: "Other"))
+        center.dispatch(PostWritten(title: "Second"))
+        let next = try await waiter.value
+        #expect(next.title == "Second")
     }
 
     @Test func multicast() {

@@ -15,6 +15,7 @@ extension EventCenter {
     /// Failures also go to ``errorHandler``, as with ``dispatch(_:from:)``.
     ///
     /// - Returns: How many handlers ran and which failed with what error.
+    @discardableResult
     public func dispatchAndWait<E: Event>(
         _ event: E, from sender: AnyObject? = nil, isolation: isolated (any Actor)? = #isolation
     ) async -> DispatchReport {

@@ -93,7 +93,7 @@ class ListenerRecord: @unchecked Sendable {
         if !retired, reason == .cancelled, once {
             // A once listener whose event is still queued in its context: cancelling must stop
             // that pending delivery too (rule 7), so consumed becomes cancelled.
-            rawState.compareExchange(
+            _ = rawState.compareExchange(
                 expected: ListenerState.consumed.rawValue, desired: ListenerState.cancelled.rawValue,
                 ordering: .acquiringAndReleasing)
         }
