@@ -10,12 +10,13 @@ extension EventCenter {
     /// }
     /// ```
     ///
-    /// Keep the subscription (in a property, or with ``Subscription/store(in:)-(Set<Subscription>)``):
+    /// Keep the subscription (in a property, or with `store(in:)`):
     /// dropping it stops the listener. The handler runs on the thread that dispatches, so it is
     /// `@Sendable`; see ``EventCenter`` for ordering and reentrancy rules.
     ///
     /// - Parameters:
     ///   - type: The event type to hear.
+    ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
     ///   - sender: When given, only events dispatched `from:` this very object are heard. It is
     ///     held weakly; once it deinitializes the listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
@@ -48,7 +49,7 @@ extension EventCenter {
     /// }
     /// ```
     ///
-    /// Same rules and parameters as ``listen(to:from:priority:once:file:line:_:)-(_,_,_,_,_,_,(E)->Void)``.
+    /// Same rules and parameters as the closure form `listen(to:) { event in }`.
     public func listen<E: Event>(
         to type: E.Type,
         on delivery: Delivery = .postingThread,
@@ -90,7 +91,13 @@ extension EventCenter {
     ///
     /// - Parameters:
     ///   - owner: The object whose lifetime bounds the listener; held weakly.
-    ///   - sender, priority, once: As for the closure form.
+    ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
+    ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
+    ///   - priority: Higher runs earlier; ties run in registration order.
+    ///   - once: When true, the listener ends after its first event.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
+    ///   - handler: Receives the owner and each event.
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,

@@ -1,6 +1,6 @@
 /// A registration made with `listen`: keep it to keep listening, cancel or drop it to stop.
 ///
-/// A subscription returned by the closure form of ``EventCenter/listen(to:from:priority:once:file:line:_:)-(_,_,_,_,_,_,(E)->Void)``
+/// A subscription returned by the closure form of `listen(to:)`
 /// cancels itself when it is deinitialized, like Combine's `AnyCancellable`, so a listener can
 /// never outlive the object that stores its subscription:
 ///

@@ -19,7 +19,7 @@ extension EventCenter {
     /// See ``MainActorDelivery`` for when the handler runs inline and when it is enqueued. Events
     /// reach the listener in dispatch order (per-listener FIFO); a listener cancelled before an
     /// event's turn comes skips it. Otherwise the same rules and parameters as
-    /// ``listen(to:on:from:priority:once:file:line:_:)-(_,_,_,_,_,_,_,(E)throws->Void)``.
+    /// the posting-thread closure form `listen(to:) { event in }`.
     public func listen<E: Event>(
         to type: E.Type,
         on delivery: MainActorDelivery,
