@@ -68,8 +68,8 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
         case (.notBridged, let key?):
             return
                 "\(event) has no value for key \"\(key)\" (expected \(expectedType), found \(found)): the "
-                + "notification's value was not carried because its type is not known to be Sendable; pass "
-                + "PayloadKey<\(expectedType)>(\"\(key)\") in the bridge's keys to carry it."
+                + "notification's value was not carried because its type is not known to be Sendable; if it is, "
+                + "list a PayloadKey for \"\(key)\" in the bridge's keys."
         }
     }
 }
