@@ -5,10 +5,14 @@ import Foundation
 //   swift run events-demo           every scenario
 //   swift run events-demo posts     seed 000: dispatcher, listeners, removal, owner lifetime
 //   swift run events-demo delegates seed 003: one delegate slot fanned out to many delegates
+//   swift run events-demo shapes    seed 002: a rectangle model posts named events with typed keys
+//   swift run events-demo names     seed 004: names namespaced by their enum, bridged to NotificationCenter
 
 let scenarios: [(name: String, run: () -> Void)] = [
     ("posts", runPostsDemo),
     ("delegates", runMulticastDemo),
+    ("shapes", runShapesDemo),
+    ("names", runNamespacedDemo),
 ]
 
 let requested = CommandLine.arguments.dropFirst()
