@@ -644,3 +644,73 @@ struct NamedConcurrencyTests {
         #expect(center.allNamesListenerCount == 0)
     }
 }
+
+@Suite("Named events: the seed 000 API, call by call")
+struct SeedAPIEquivalenceTests {
+    /// The seed's listener: a target whose "selectors" are the keys of its registrations.
+    final class Listener: Sendable {
+        let log = Recorder<String>()
+        func onWrite(_ event: NamedEvent) {
+            log.record("onWrite \(event.name) \((try? event.data(as: String.self)) ?? "-")")
+        }
+        func onOther(_ event: NamedEvent) { log.record("onOther \(event.name)") }
+    }
+
+    private func add(_ listener: Listener, to center: EventCenter) {
+        // add:selector:eventName:, twice each: the seed ignores duplicates, and so do keys.
+        for _ in 0..<2 {
+            center.listen(to: "eventWrite", owner: listener, key: "onWrite") { me, event in me.onWrite(event) }
+            center.listen(to: "eventRead", owner: listener, key: "onWrite") { me, event in me.onWrite(event) }
+            center.listen(to: "eventWrite", owner: listener, key: "onOther") { me, event in me.onOther(event) }
+        }
+    }
+
+    @Test func addIgnoresDuplicatesAndDispatchCarriesDispatcherAndData() throws {
+        let center = EventCenter()
+        let listener = Listener()
+        let writer = Probe("writer")
+        let dispatchers = Recorder<String>()
+        add(listener, to: center)
+        let spy = center.listen(to: "eventWrite") { event in
+            dispatchers.record(event.sender?.object(as: Probe.self)?.name ?? "none")
+        }
+        #expect(center.dispatch("eventWrite", from: writer) == 3)  // dispatch:eventName:
+        #expect(center.dispatch("eventWrite", from: writer, data: "post") == 3)  // dispatch:eventName:data:
+        #expect(
+            listener.log.values == [
+                "onWrite eventWrite -", "onOther eventWrite", "onWrite eventWrite post", "onOther eventWrite",
+            ])
+        #expect(dispatchers.values == ["writer", "writer"])
+        _ = spy
+    }
+
+    @Test func removeListenerEndsEverything() {
+        let center = EventCenter()
+        let listener = Listener()
+        add(listener, to: center)
+        center.remove(listener)  // remove:
+        center.dispatch("eventWrite")
+        center.dispatch("eventRead")
+        #expect(listener.log.values.isEmpty)
+    }
+
+    @Test func removeListenerSelectorEndsThatSelectorForEveryName() {
+        let center = EventCenter()
+        let listener = Listener()
+        add(listener, to: center)
+        center.remove(listener, key: "onWrite")  // remove:selector:
+        center.dispatch("eventWrite")
+        center.dispatch("eventRead")
+        #expect(listener.log.values == ["onOther eventWrite"])
+    }
+
+    @Test func removeListenerSelectorNameEndsExactlyOne() {
+        let center = EventCenter()
+        let listener = Listener()
+        add(listener, to: center)
+        center.remove(listener, key: "onWrite", for: "eventWrite")  // remove:selector:eventName:
+        center.dispatch("eventWrite")
+        center.dispatch("eventRead")
+        #expect(listener.log.values == ["onOther eventWrite", "onWrite eventRead -"])
+    }
+}

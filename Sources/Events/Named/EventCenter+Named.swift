@@ -3,7 +3,7 @@
 // record in both is a `TypedListenerRecord<NamedEvent>`, so `deliver` can walk a merge of the two.
 // Owners, keys, duplicate detection, `once`, sender filters and removal all work per list key,
 // exactly as for event types: the nine rules of `EventCenter` hold with "event type" read as
-// "event name".
+// "event name". For rule 9, a dispatch by name looks at two lists: its name's and every name's.
 
 extension EventCenter {
     // MARK: Listening to a name
@@ -58,7 +58,7 @@ extension EventCenter {
     /// ```
     ///
     /// The listener ends when the owner deinitializes, when the returned subscription is
-    /// cancelled, or on ``remove(_:)``, ``remove(_:for:)-(_,EventName)`` and their keyed variants.
+    /// cancelled, or on ``remove(_:)``, `remove(_:for:)` with the name, and their keyed variants.
     /// Dropping the subscription does not end it.
     @discardableResult
     public func listen<Owner: AnyObject & Sendable>(

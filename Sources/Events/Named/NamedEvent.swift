@@ -24,7 +24,10 @@
 /// ``PayloadKey``, in place of `userInfo`). Every value is `Sendable`.
 ///
 /// Dispatch named events by name (`center.dispatch(name, from:data:payload:)`); a `NamedEvent`
-/// is what listeners get, and can be handed on with ``EventCenter/dispatch(_:from:)-(NamedEvent,_)``.
+/// is what listeners get, and can be handed on with `center.dispatch(event, from: self)`.
+///
+/// A typed listener of `NamedEvent.self` (`listen(to: NamedEvent.self)`) is a typed listener like
+/// any other and hears no named event: listen to a name, or to every name.
 public struct NamedEvent: Event, CustomStringConvertible {
     /// The event's name.
     public let name: EventName

@@ -3,7 +3,8 @@ import Foundation
 /// The keys and rules shared by the bridges between an ``EventCenter`` and Foundation's
 /// `NotificationCenter`.
 ///
-/// Four bridges, each a ``Subscription`` (keep it to keep bridging; cancel or drop it to stop):
+/// Four bridges, each a ``Subscription`` (keep it to keep bridging; cancel or drop it to stop,
+/// which is why the result cannot be discarded):
 ///
 /// | direction | call |
 /// |---|---|
@@ -56,7 +57,7 @@ public enum NotificationBridge {
     /// payload value with the same key.
     public static let dataKey = "data"
 
-    /// Whether a notification's `object` is an object (and can be a sender), not a boxed value.
+    /// A notification's `object` when it is a class instance (which can be a sender); nil for a value.
     static func senderObject(_ object: Any?) -> AnyObject? {
         guard let object, type(of: object) is AnyClass else { return nil }
         return object as AnyObject
@@ -185,11 +186,10 @@ extension EventCenter {
     ///   - notificationName: The notifications to forward.
     ///   - notificationCenter: Where they are posted. Defaults to `NotificationCenter.default`.
     ///   - object: When given, only notifications posted with this object are forwarded (as with
-    ///     `addObserver`'s `object:`).
+    ///     `addObserver`'s `object:`, which holds it weakly).
     ///   - name: The event name to dispatch under; defaults to the notification name's string.
     ///   - keys: Keys whose values to carry with their type, for `userInfo` values whose type the
     ///     bridge does not know to be `Sendable` (your own structs, an `NSNumber` read as `Int`).
-    @discardableResult
     public func forwardNotifications(
         named notificationName: Notification.Name,
         from notificationCenter: NotificationCenter = .default,
@@ -220,7 +220,6 @@ extension EventCenter {
     /// notification: copy what the event needs into it (it is `Sendable`). Return nil to skip a
     /// notification. The event is dispatched from the notification's `object` when that is an
     /// object.
-    @discardableResult
     public func forwardNotifications<E: Event>(
         named notificationName: Notification.Name,
         from notificationCenter: NotificationCenter = .default,
@@ -284,7 +283,6 @@ extension EventCenter {
     ///
     /// - Parameters:
     ///   - sender: When given, only events dispatched from this object are posted.
-    @discardableResult
     public func postNotifications<E: Event>(
         for type: E.Type,
         to notificationCenter: NotificationCenter = .default,
@@ -323,7 +321,6 @@ extension EventCenter {
     /// - Parameters:
     ///   - notificationName: The notification name to post; defaults to the event name's string.
     ///   - sender: When given, only events dispatched from this object are posted.
-    @discardableResult
     public func postNotifications(
         for name: EventName,
         to notificationCenter: NotificationCenter = .default,

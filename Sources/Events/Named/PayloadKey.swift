@@ -143,7 +143,12 @@ public struct Payload: Sendable, CustomStringConvertible {
     }
 
     /// Whether no key has a value.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool {
+        !entries.values.contains { entry in
+            if case .value = entry { return true }
+            return false
+        }
+    }
 
     /// Values that a `NotificationCenter` bridge found in a `userInfo` but could not carry,
     /// because their type is not known to be `Sendable`: key name to type name.
