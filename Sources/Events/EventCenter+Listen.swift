@@ -205,7 +205,7 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         cancelsOnDeinit: Bool,
-        delivery: Delivery.Kind,
+        delivery: Delivery.Kind = .postingThread,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let route: (any AsyncRoute<E>)?

@@ -17,8 +17,10 @@ public struct Sender: Hashable, CustomStringConvertible, @unchecked Sendable {
     // Why @unchecked is safe: `object` is never dereferenced except through `object(as:)`, which
     // only returns it as a `Sendable` type (safe to use from any thread), and through identity
     // and metatype reads, which touch immutable object header data. Retain and release are
-    // atomic, so copying a `Sender` between threads is safe.
-    private let object: AnyObject
+    // atomic, so copying a `Sender` between threads is safe. The one other reader is the
+    // `NotificationCenter` bridge, which posts it as a notification's `object` from inside a
+    // handler: on the thread that passed it to `dispatch(from:)`, so it crosses no thread.
+    let object: AnyObject
 
     init(_ object: AnyObject) {
         self.object = object

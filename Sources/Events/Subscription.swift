@@ -34,11 +34,17 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     let record: ListenerRecord
     weak let registry: Registry?
     private let cancelsOnDeinit: Bool
+    /// Run once, by the `cancel()` that ends the listener, after purging it: lets a bridge tear
+    /// down what it set up outside the center (a `NotificationCenter` observer). Never under a lock.
+    private let onCancel: (@Sendable () -> Void)?
 
-    init(record: ListenerRecord, registry: Registry, cancelsOnDeinit: Bool) {
+    init(
+        record: ListenerRecord, registry: Registry, cancelsOnDeinit: Bool, onCancel: (@Sendable () -> Void)? = nil
+    ) {
         self.record = record
         self.registry = registry
         self.cancelsOnDeinit = cancelsOnDeinit
+        self.onCancel = onCancel
     }
 
     deinit {
@@ -49,6 +55,7 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     public func cancel() {
         if record.retire(.cancelled) {
             registry?.purge(record.eventKey)
+            onCancel?()
         }
     }
 

@@ -6,11 +6,15 @@ import Foundation
 //   swift run events-demo posts     seed 000: dispatcher, listeners, removal, owner lifetime
 //   swift run events-demo movies    seed 001: background load, main-actor listeners
 //   swift run events-demo delegates seed 003: one delegate slot fanned out to many delegates
+//   swift run events-demo shapes    seed 002: a rectangle model posts named events with typed keys
+//   swift run events-demo names     seed 004: names namespaced by their enum, bridged to NotificationCenter
 
 let scenarios: [(name: String, run: @MainActor () async -> Void)] = [
     ("posts", runPostsDemo),
     ("movies", runMoviesDemo),
     ("delegates", runMulticastDemo),
+    ("shapes", runShapesDemo),
+    ("names", runNamespacedDemo),
 ]
 
 let requested = CommandLine.arguments.dropFirst()

@@ -120,15 +120,16 @@ extension EventCenter {
         }
     }
 
-    private func registerOnMainActor<E: Event>(
-        _ type: E.Type, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,
+    func registerOnMainActor<E: Event>(
+        _ type: E.Type, eventKey: EventKey = EventKey(E.self), owner: (any AnyObject & Sendable)?, key: ListenerKey?,
+        sender: AnyObject?,
         priority: Priority, once: Bool, callSite: CallSite, cancelsOnDeinit: Bool, delivery: MainActorDelivery,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
         return register(
-            type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            cancelsOnDeinit: cancelsOnDeinit, handler: nil, route: route)
+            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
+            callSite: callSite, cancelsOnDeinit: cancelsOnDeinit, handler: nil, route: route)
     }
 
     // MARK: Actor listeners

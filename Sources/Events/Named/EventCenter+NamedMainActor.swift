@@ -1,0 +1,60 @@
+extension EventCenter {
+    /// Calls a `@MainActor` handler with every event dispatched under `name`.
+    ///
+    /// ```swift
+    /// let subscription = center.listen(to: .rectangleCreated, on: .main) { event in
+    ///     canvas.addRectangle(for: event)   // main-actor state, checked by the compiler
+    /// }
+    /// ```
+    ///
+    /// Scheduling as described by ``MainActorDelivery``; otherwise the rules of
+    /// `listen(to: name) { event in }`.
+    public func listen(
+        to name: EventName,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (NamedEvent) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
+            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true,
+            delivery: delivery
+        ) { _, event, _ in
+            try MainActor.assumeIsolated { try handler(event) }
+        }
+    }
+
+    /// Calls a `@MainActor` handler with every event dispatched under `name` for as long as
+    /// `owner` (typically a main-actor view controller) lives.
+    ///
+    /// ```swift
+    /// center.listen(to: .colorChanged, owner: self, on: .main) { controller, event in
+    ///     controller.view.backgroundColor = try event[.color]
+    /// }
+    /// ```
+    @discardableResult
+    public func listen<Owner: AnyObject & Sendable>(
+        to name: EventName,
+        owner: Owner,
+        on delivery: MainActorDelivery,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: nil, sender: sender,
+            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false,
+            delivery: delivery
+        ) { owner, event, _ in
+            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+            try MainActor.assumeIsolated { try handler(owner, event) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// Why a value could not be read from a ``NamedEvent``: it is missing, it has another type, or a
+/// `NotificationCenter` bridge could not carry it.
+///
+/// Every read of a named event's data or keyed values either returns a value of the type asked
+/// for or throws this error; nothing is silently `nil`. The error names the event, the key (or
+/// the whole data), the type expected and the type found, and its ``description`` says all of it
+/// in one sentence:
+///
+/// ```swift
+/// do {
+///     let opacity = try event[.opacity]
+/// } catch {
+///     print(error)
+///     // Named event "rectangleOpacityChanged" has a value of the wrong type for key "opacity"
+///     // (expected Double, found Int).
+/// }
+/// ```
+public struct NamedEventError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Problem: Hashable, Sendable {
+        /// There is no value (no data, or nothing under the key).
+        case missing
+        /// There is a value of another type.
+        case typeMismatch
+        /// The event came from a `NotificationCenter` bridge, whose notification held a value
+        /// there that the bridge did not carry because its type is not known to be `Sendable`.
+        case notBridged
+    }
+
+    /// The name of the event that was read.
+    public let eventName: EventName
+    /// The key that was read, or nil when the whole data was read (`data(as:)`).
+    public let key: String?
+    /// The type the reader asked for.
+    public let expectedType: String
+    /// The type of the value that is there, or nil when there is none.
+    public let actualType: String?
+    /// What went wrong.
+    public let problem: Problem
+
+    init(eventName: EventName, key: String?, expectedType: Any.Type, actualType: String?, problem: Problem) {
+        self.eventName = eventName
+        self.key = key
+        self.expectedType = String(describing: expectedType)
+        self.actualType = actualType
+        self.problem = problem
+    }
+
+    /// One sentence that names the event, the key or data, the expected and the actual type.
+    public var description: String {
+        let event = "Named event \"\(eventName.rawValue)\""
+        let found = actualType ?? "nothing"
+        switch (problem, key) {
+        case (.missing, nil):
+            return "\(event) has no data (expected \(expectedType), found nothing)."
+        case (.missing, let key?):
+            return "\(event) has no value for key \"\(key)\" (expected \(expectedType), found nothing)."
+        case (.typeMismatch, nil):
+            return "\(event) has data of the wrong type (expected \(expectedType), found \(found))."
+        case (.typeMismatch, let key?):
+            return
+                "\(event) has a value of the wrong type for key \"\(key)\" (expected \(expectedType), found \(found))."
+        case (.notBridged, nil):
+            return
+                "\(event) has no data (expected \(expectedType), found \(found)): the notification's object was not "
+                + "carried because its type is not known to be Sendable; forward the notification as a typed event "
+                + "to carry it."
+        case (.notBridged, let key?):
+            return
+                "\(event) has no value for key \"\(key)\" (expected \(expectedType), found \(found)): the "
+                + "notification's value was not carried because its type is not known to be Sendable; if it is, "
+                + "list a PayloadKey for \"\(key)\" in the bridge's keys."
+        }
+    }
+}

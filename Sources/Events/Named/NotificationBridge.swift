@@ -1,0 +1,361 @@
+import Foundation
+
+/// The keys and rules shared by the bridges between an ``EventCenter`` and Foundation's
+/// `NotificationCenter`.
+///
+/// Four bridges, each a ``Subscription`` (keep it to keep bridging; cancel or drop it to stop,
+/// which is why the result cannot be discarded):
+///
+/// | direction | call |
+/// |---|---|
+/// | notification → named event | ``EventCenter/forwardNotifications(named:from:object:as:keys:file:line:)`` |
+/// | notification → typed event | ``EventCenter/forwardNotifications(named:from:object:file:line:as:)`` |
+/// | typed event → notification | ``EventCenter/postNotifications(for:to:named:from:priority:file:line:userInfo:)`` |
+/// | named event → notification | ``EventCenter/postNotifications(for:to:as:from:priority:file:line:)`` |
+///
+/// ```swift
+/// // Old code still posts and observes in NotificationCenter; new code uses the event center.
+/// let inbound = center.forwardNotifications(named: .rectangleCreated, keys: [PayloadKeys.uniqueID])
+/// let outbound = center.postNotifications(for: PostWritten.self, named: .postWritten)
+/// ```
+///
+/// ## What crosses, and how
+/// A `Notification`'s `object` and `userInfo` are not `Sendable`, while events travel to any
+/// thread. So the bridges carry only what is known to be `Sendable`, and report the rest:
+/// - The notification's `object`, when it is a class instance, becomes the event's sender
+///   (``NamedEvent/sender``; listeners `from:` that object hear it). ``Sender`` hands the object
+///   out only as a `Sendable` type. When `object` is a value, it becomes the event's data under
+///   the same rule as a `userInfo` value.
+/// - A `userInfo` value is carried when the bridge was given a ``PayloadKey`` of that name whose
+///   `Sendable` value type the value casts to, or else when its dynamic type is exactly one of
+///   `String`, `Bool`, `Int`, `Double`, `Float`, the sized integers, `Date`, `URL`, `UUID`,
+///   `Data`, `Decimal`, arrays of `String`, `Int`, `Double` or `Bool`, `[String: String]`, or any
+///   ``Event``. Keys that are not strings are carried under their description.
+/// - Every other value is not carried but recorded, with its type, in
+///   ``Payload/unbridgedValues``; reading it throws a ``NamedEventError`` that says it was not
+///   carried and how to carry it. Nothing disappears without a trace.
+/// - In the other direction a notification is posted on the dispatching thread, inside the
+///   dispatch, with the dispatch's sender as `object`: exactly what the dispatcher would have
+///   posted itself.
+///
+/// ## Rules
+/// - Forwarded notifications are dispatched synchronously on the posting thread, inside `post`.
+/// - After a bridge's `cancel()` returns (or it is deinitialized), it forwards or posts nothing
+///   more, and a forwarding bridge's `NotificationCenter` observer has been removed.
+/// - Bridges do not echo. A notification a center's posting bridge posts is not forwarded back
+///   into that center by its forwarding bridge of the same name and `NotificationCenter`, and an
+///   event such a forwarding bridge dispatches is not posted back by a posting bridge of the same
+///   name and `NotificationCenter`. So both directions of one name can be bridged at once during
+///   a migration, and each side sees each event once.
+public enum NotificationBridge {
+    /// The `userInfo` key under which ``EventCenter/postNotifications(for:to:named:from:priority:file:line:userInfo:)``
+    /// posts the typed event by default: `"event"`.
+    public static let eventKey = "event"
+
+    /// The `userInfo` key under which ``EventCenter/postNotifications(for:to:as:from:priority:file:line:)``
+    /// posts a named event's single value (``NamedEvent/data(as:)``): `"data"`. It replaces a
+    /// payload value with the same key.
+    public static let dataKey = "data"
+
+    /// A notification's `object` when it is a class instance (which can be a sender); nil for a value.
+    static func senderObject(_ object: Any?) -> AnyObject? {
+        guard let object, type(of: object) is AnyClass else { return nil }
+        return object as AnyObject
+    }
+
+    /// `value` as a `Sendable` value: through the key of its name when there is one, else when its
+    /// dynamic type is one of the well-known value types or an `Event`; otherwise unbridged.
+    static func entry(for value: Any, key: PayloadKeys?) -> Payload.Entry {
+        if let key, let carried = key.sendableValue(from: value) { return .value(carried) }
+        if let carried = wellKnownValue(value) { return .value(carried) }
+        return .unbridged(typeName: String(describing: type(of: value)))
+    }
+
+    private static func wellKnownValue(_ value: Any) -> (any Sendable)? {
+        // Exact dynamic types only, so that a value never changes type on the way (an NSNumber
+        // is not guessed to be an Int or a Bool; pass a PayloadKey to say which).
+        func exactly<T: Sendable>(_ type: T.Type) -> (any Sendable)? {
+            Swift.type(of: value) == type ? value as? T : nil
+        }
+        if let event = value as? any Event { return event }
+        return exactly(String.self) ?? exactly(Bool.self) ?? exactly(Int.self) ?? exactly(Double.self)
+            ?? exactly(Float.self) ?? exactly(Int8.self) ?? exactly(Int16.self) ?? exactly(Int32.self)
+            ?? exactly(Int64.self) ?? exactly(UInt.self) ?? exactly(UInt8.self) ?? exactly(UInt16.self)
+            ?? exactly(UInt32.self) ?? exactly(UInt64.self) ?? exactly(Date.self) ?? exactly(URL.self)
+            ?? exactly(UUID.self) ?? exactly(Data.self) ?? exactly(Decimal.self) ?? exactly([String].self)
+            ?? exactly([Int].self) ?? exactly([Double].self) ?? exactly([Bool].self)
+            ?? exactly([String: String].self)
+    }
+
+    /// The sender, data and payload of a forwarded notification.
+    static func carry(
+        _ notification: Notification, keys: [String: PayloadKeys]
+    ) -> (sender: AnyObject?, data: Payload.Entry?, payload: Payload) {
+        var payload = Payload()
+        for (key, value) in notification.userInfo ?? [:] {
+            let name = key.base as? String ?? String(describing: key.base)
+            payload.entries[name] = entry(for: value, key: keys[name])
+        }
+        let sender = senderObject(notification.object)
+        let data = sender == nil ? notification.object.map { entry(for: $0, key: nil) } : nil
+        return (sender, data, payload)
+    }
+}
+
+// MARK: - Echo suppression
+
+/// A bridge crossing in progress on this thread: which center, which `NotificationCenter`, which
+/// name, and which way. Posting and forwarding bridges of the same center, `NotificationCenter`
+/// and name check for each other's crossing, so that neither sends back what the other brought.
+struct BridgeCrossing: Hashable, Sendable {
+    enum Direction: Hashable, Sendable {
+        case forwarding
+        case posting
+    }
+
+    let center: ObjectIdentifier
+    let notificationCenter: ObjectIdentifier
+    let name: String
+    let direction: Direction
+
+    /// The crossings in progress on this thread (outside tasks, task-locals are thread-bound).
+    @TaskLocal static var inProgress: Set<BridgeCrossing> = []
+
+    /// The crossing in the other direction, which this one must not undo.
+    var reverse: BridgeCrossing {
+        BridgeCrossing(
+            center: center, notificationCenter: notificationCenter, name: name,
+            direction: direction == .forwarding ? .posting : .forwarding)
+    }
+
+    /// Runs `body` as this crossing, unless it would send back what the reverse crossing brought.
+    func perform(_ body: () -> Void) {
+        let active = Self.inProgress
+        guard !active.contains(reverse) else { return }
+        Self.$inProgress.withValue(active.union([self]), operation: body)
+    }
+}
+
+/// The internal event a forwarding bridge's listener record receives: one notification, on the
+/// posting thread.
+struct NotificationForwarding: Event, @unchecked Sendable {
+    // Why @unchecked is safe: created inside the NotificationCenter observer block and consumed
+    // by `deliver`, synchronously, on the same thread; never stored, never handed to another one.
+    let notification: Notification
+}
+
+/// A `NotificationCenter` observer registration, removed by the bridge's subscription.
+final class FoundationObserver: @unchecked Sendable {
+    // Why @unchecked is safe: both properties are immutable, and `token` is only ever handed to
+    // `NotificationCenter.removeObserver(_:)`, which is safe from any thread.
+    private let token: any NSObjectProtocol
+    private let notificationCenter: NotificationCenter
+
+    init(token: any NSObjectProtocol, notificationCenter: NotificationCenter) {
+        self.token = token
+        self.notificationCenter = notificationCenter
+    }
+
+    func remove() {
+        notificationCenter.removeObserver(token)
+    }
+}
+
+// MARK: - Bridges
+
+extension EventCenter {
+    /// Dispatches every notification named `notificationName` posted to `notificationCenter` as a
+    /// named event in this center, until the returned subscription is cancelled or deinitialized.
+    ///
+    /// ```swift
+    /// extension PayloadKeys {
+    ///     static let uniqueID = PayloadKey<String>("uniqueID")
+    ///     static let color = PayloadKey<RGBColor>("color")
+    /// }
+    /// let bridge = center.forwardNotifications(named: .rectangleColorChanged, keys: [PayloadKeys.color])
+    /// let subscription = center.listen(to: "rectangleColorChanged") { event in
+    ///     let color = try? event[.color]   // carried: the bridge was given its key
+    /// }
+    /// ```
+    ///
+    /// The event's sender is the notification's `object` (when it is an object), its payload the
+    /// `userInfo` values that can cross (see ``NotificationBridge`` for the rule; the others are
+    /// reported, never dropped silently). It is dispatched on the posting thread, inside `post`.
+    ///
+    /// - Parameters:
+    ///   - notificationName: The notifications to forward.
+    ///   - notificationCenter: Where they are posted. Defaults to `NotificationCenter.default`.
+    ///   - object: When given, only notifications posted with this object are forwarded (as with
+    ///     `addObserver`'s `object:`, which holds it weakly).
+    ///   - name: The event name to dispatch under; defaults to the notification name's string.
+    ///   - keys: Keys whose values to carry with their type, for `userInfo` values whose type the
+    ///     bridge does not know to be `Sendable` (your own structs, an `NSNumber` read as `Int`).
+    public func forwardNotifications(
+        named notificationName: Notification.Name,
+        from notificationCenter: NotificationCenter = .default,
+        object: AnyObject? = nil,
+        as name: EventName? = nil,
+        keys: [PayloadKeys] = [],
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Subscription {
+        let eventName = name ?? EventName(notificationName.rawValue)
+        let keysByName = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        return forward(notificationName, from: notificationCenter, object: object, file: file, line: line) {
+            center, notification in
+            let (sender, data, payload) = NotificationBridge.carry(notification, keys: keysByName)
+            center.dispatchNamed(eventName, from: sender, data: data, payload: payload)
+        }
+    }
+
+    /// Dispatches an event of your own type for every notification named `notificationName`, made
+    /// by `transform`, until the returned subscription is cancelled or deinitialized.
+    ///
+    /// ```swift
+    /// struct AppBecameActive: Event {}
+    /// let bridge = center.forwardNotifications(named: .appDidBecomeActive) { _ in AppBecameActive() }
+    /// ```
+    ///
+    /// `transform` runs on the posting thread, inside `post`, and is the one place that reads the
+    /// notification: copy what the event needs into it (it is `Sendable`). Return nil to skip a
+    /// notification. The event is dispatched from the notification's `object` when that is an
+    /// object.
+    public func forwardNotifications<E: Event>(
+        named notificationName: Notification.Name,
+        from notificationCenter: NotificationCenter = .default,
+        object: AnyObject? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        as transform: @escaping @Sendable (Notification) -> E?
+    ) -> Subscription {
+        forward(notificationName, from: notificationCenter, object: object, file: file, line: line) {
+            center, notification in
+            guard let event = transform(notification) else { return }
+            center.dispatch(event, from: NotificationBridge.senderObject(notification.object))
+        }
+    }
+
+    /// Observes `notificationName` in `notificationCenter` and hands each notification to `body`,
+    /// through a listener record: its subscription removes the observer, and its atomic claim
+    /// makes "nothing is forwarded after `cancel()` returns" hold as for any listener.
+    private func forward(
+        _ notificationName: Notification.Name,
+        from notificationCenter: NotificationCenter,
+        object: AnyObject?,
+        file: StaticString,
+        line: UInt,
+        _ body: @escaping @Sendable (EventCenter, Notification) -> Void
+    ) -> Subscription {
+        let crossing = BridgeCrossing(
+            center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
+            name: notificationName.rawValue, direction: .forwarding)
+        // The record lives in the list of `NotificationForwarding`, an internal type nobody else
+        // dispatches; only the observer below delivers to it.
+        let registration = register(
+            NotificationForwarding.self, owner: nil, key: nil, sender: nil, priority: .default, once: false,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        ) { [weak self] _, forwarding, _ in
+            guard let self else { return }
+            crossing.perform { body(self, forwarding.notification) }
+        }
+        let record = registration.record
+        let token = notificationCenter.addObserver(forName: notificationName, object: object, queue: nil) {
+            [weak self] notification in
+            _ = self?.deliver(NotificationForwarding(notification: notification), to: [record], from: nil)
+        }
+        let observer = FoundationObserver(token: token, notificationCenter: notificationCenter)
+        return Subscription(record: record, registry: registry, cancelsOnDeinit: true) { observer.remove() }
+    }
+
+    /// Posts a notification named `notificationName` to `notificationCenter` for every event of
+    /// type `E` dispatched in this center, until the returned subscription is cancelled or
+    /// deinitialized: for code that still observes there.
+    ///
+    /// ```swift
+    /// let bridge = center.postNotifications(for: PostWritten.self, named: .postWritten) { post in
+    ///     ["title": post.title]
+    /// }
+    /// ```
+    ///
+    /// The notification is posted on the dispatching thread, inside the dispatch, as one of the
+    /// event's listeners (with `priority`); its `object` is the dispatch's sender, its `userInfo`
+    /// what `userInfo` returns (by default the event itself under ``NotificationBridge/eventKey``).
+    ///
+    /// - Parameters:
+    ///   - sender: When given, only events dispatched from this object are posted.
+    public func postNotifications<E: Event>(
+        for type: E.Type,
+        to notificationCenter: NotificationCenter = .default,
+        named notificationName: Notification.Name,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        userInfo: @escaping @Sendable (E) -> [AnyHashable: Any]? = { [NotificationBridge.eventKey: $0] }
+    ) -> Subscription {
+        let crossing = BridgeCrossing(
+            center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
+            name: notificationName.rawValue, direction: .posting)
+        return register(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: false,
+            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
+        ) { _, event, eventSender in
+            crossing.perform {
+                notificationCenter.post(name: notificationName, object: eventSender?.object, userInfo: userInfo(event))
+            }
+        }
+    }
+
+    /// Posts a notification to `notificationCenter` for every event dispatched under `name` in
+    /// this center, until the returned subscription is cancelled or deinitialized.
+    ///
+    /// ```swift
+    /// let bridge = center.postNotifications(for: .rectangleCreated)
+    /// // NotificationCenter.default observers of Notification.Name("rectangleCreated") hear it
+    /// ```
+    ///
+    /// The notification is posted on the dispatching thread, inside the dispatch; its `object` is
+    /// the dispatch's sender; its `userInfo` holds the payload's values under their key names and
+    /// the single value, if any, under ``NotificationBridge/dataKey``.
+    ///
+    /// - Parameters:
+    ///   - notificationName: The notification name to post; defaults to the event name's string.
+    ///   - sender: When given, only events dispatched from this object are posted.
+    public func postNotifications(
+        for name: EventName,
+        to notificationCenter: NotificationCenter = .default,
+        as notificationName: Notification.Name? = nil,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Subscription {
+        let notificationName = notificationName ?? Notification.Name(name.rawValue)
+        let crossing = BridgeCrossing(
+            center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
+            name: notificationName.rawValue, direction: .posting)
+        return listen(to: name, from: sender, priority: priority, file: file, line: line) { event in
+            crossing.perform {
+                var userInfo: [AnyHashable: Any] = [:]
+                for (key, entry) in event.payload.entries {
+                    if case .value(let value) = entry { userInfo[key] = value }
+                }
+                if case .value(let value)? = event.data { userInfo[NotificationBridge.dataKey] = value }
+                notificationCenter.post(
+                    name: notificationName, object: event.sender?.object, userInfo: userInfo.isEmpty ? nil : userInfo)
+            }
+        }
+    }
+}
+
+extension EventName {
+    /// The name of the notification with this name's string.
+    public init(_ notificationName: Notification.Name) {
+        self.init(notificationName.rawValue)
+    }
+
+    /// The `Notification.Name` with this name's string.
+    public var notificationName: Notification.Name {
+        Notification.Name(rawValue)
+    }
+}

@@ -1,0 +1,173 @@
+/// The base class of every ``PayloadKey``, and the place where keys are declared.
+///
+/// Declare each key once, as a static member of an extension of `PayloadKeys`, with the type of
+/// its value; then use it with a leading dot wherever a key is expected:
+///
+/// ```swift
+/// extension PayloadKeys {
+///     static let uniqueID = PayloadKey<String>("uniqueID")
+///     static let opacity = PayloadKey<Double>("opacity")
+/// }
+///
+/// center.dispatch(.opacityChanged, from: plane, payload: Payload((.uniqueID, id), (.opacity, 0.5)))
+/// let opacity = try event[.opacity]   // a Double, or an error that says what was there instead
+/// ```
+///
+/// Keys are compared by ``name``: two keys with the same name address the same value, and the
+/// type of the key that reads decides the type that is expected.
+public class PayloadKeys: @unchecked Sendable, CustomStringConvertible {
+    // Why @unchecked is safe: the only stored property is an immutable `String`; the class is
+    // non-final only so that `PayloadKey` can carry the value type, and adds no stored state.
+
+    /// The key's name: the dictionary key it stands for in a `userInfo`.
+    public let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// The type of the key's value, for messages.
+    var valueTypeName: String { "Any" }
+
+    /// `value` as this key's `Sendable` value type, or nil when it is not one. The base class
+    /// knows no type, so carries nothing.
+    func sendableValue(from value: Any) -> (any Sendable)? { nil }
+
+    public var description: String { "\"\(name)\" (\(valueTypeName))" }
+}
+
+/// A key for one value of a named event's ``Payload``, with the value's type.
+///
+/// This replaces `userInfo["uniqueID"] as? String`: the key carries the type, writing a value of
+/// another type does not compile, and reading one that is missing or of another type throws an
+/// error that says so (``NamedEventError``).
+///
+/// ```swift
+/// extension PayloadKeys {
+///     static let uniqueID = PayloadKey<String>("uniqueID")
+/// }
+/// let id = try event[.uniqueID]
+/// ```
+///
+/// The value type must be `Sendable`: payloads travel with the event to whatever thread
+/// dispatches it.
+public final class PayloadKey<Value: Sendable>: PayloadKeys, @unchecked Sendable {
+    // Why @unchecked is safe: adds no stored properties to `PayloadKeys`.
+
+    /// Creates a key; `name` is the string it stands for in a `userInfo` dictionary.
+    public init(_ name: String) {
+        super.init(name: name)
+    }
+
+    override var valueTypeName: String { String(describing: Value.self) }
+
+    override func sendableValue(from value: Any) -> (any Sendable)? {
+        value as? Value
+    }
+}
+
+/// The keyed values of a named event: the typed replacement for `userInfo`.
+///
+/// Build one from key and value pairs, or step by step; keys are ``PayloadKey``s, so each value
+/// must have its key's type:
+///
+/// ```swift
+/// let payload = Payload((.uniqueID, "r1"), (.opacity, 0.5))
+///
+/// var more = Payload()
+/// more.set(.uniqueID, to: "r2")
+/// center.dispatch(.opacityChanged, from: plane, payload: more.setting(.opacity, to: 0.8))
+/// ```
+///
+/// Read values from the event a listener receives (`try event[.uniqueID]`), not from the payload:
+/// the event knows its name, which makes the errors say where a value was missing.
+///
+/// Rules:
+/// - Every value is `Sendable`; a payload can be read from any thread.
+/// - Setting a key that is already set replaces its value.
+/// - A payload that came from a `NotificationCenter` bridge may list values it could not carry
+///   (``unbridgedValues``); reading one of them throws an error that says why.
+public struct Payload: Sendable, CustomStringConvertible {
+    /// One slot: a value, or the type name of a value a bridge could not carry.
+    enum Entry: Sendable {
+        case value(any Sendable)
+        case unbridged(typeName: String)
+    }
+
+    var entries: [String: Entry] = [:]
+
+    /// An empty payload.
+    public init() {}
+
+    /// A payload holding each key and value pair, in order (a later pair with the same key wins).
+    ///
+    /// ```swift
+    /// Payload((.uniqueID, "r1"), (.color, RGBColor(red: 255, green: 0, blue: 0)))
+    /// ```
+    public init<each Value: Sendable>(_ pairs: repeat (PayloadKey<each Value>, each Value)) {
+        for (key, value) in repeat each pairs {
+            entries[key.name] = .value(value)
+        }
+    }
+
+    /// Sets the value of `key`.
+    public mutating func set<Value>(_ key: PayloadKey<Value>, to value: Value) {
+        entries[key.name] = .value(value)
+    }
+
+    /// A copy of this payload with the value of `key` set.
+    public func setting<Value>(_ key: PayloadKey<Value>, to value: Value) -> Payload {
+        var copy = self
+        copy.set(key, to: value)
+        return copy
+    }
+
+    /// Removes the value of `key`, if any.
+    public mutating func remove(_ key: PayloadKeys) {
+        entries[key.name] = nil
+    }
+
+    /// Whether a value is set for `key` (of any type; a value a bridge could not carry does not
+    /// count).
+    public func contains(_ key: PayloadKeys) -> Bool {
+        if case .value = entries[key.name] { return true }
+        return false
+    }
+
+    /// The names of the keys that have a value, sorted.
+    public var keys: [String] {
+        entries.compactMap { name, entry in
+            if case .value = entry { return name }
+            return nil
+        }.sorted()
+    }
+
+    /// Whether no key has a value.
+    public var isEmpty: Bool {
+        !entries.values.contains { entry in
+            if case .value = entry { return true }
+            return false
+        }
+    }
+
+    /// Values that a `NotificationCenter` bridge found in a `userInfo` but could not carry,
+    /// because their type is not known to be `Sendable`: key name to type name.
+    public var unbridgedValues: [String: String] {
+        var result: [String: String] = [:]
+        for (name, entry) in entries {
+            if case .unbridged(let typeName) = entry { result[name] = typeName }
+        }
+        return result
+    }
+
+    /// Each value, in key order, with the type names of values a bridge could not carry.
+    public var description: String {
+        let parts = entries.keys.sorted().map { name -> String in
+            switch entries[name]! {
+            case .value(let value): return "\(name): \(String(reflecting: value))"
+            case .unbridged(let typeName): return "\(name): <not carried: \(typeName)>"
+            }
+        }
+        return parts.isEmpty ? "[:]" : "[" + parts.joined(separator: ", ") + "]"
+    }
+}
