@@ -18,6 +18,9 @@ let package = Package(
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
         .executableTarget(name: "events-demo", dependencies: ["Events"], swiftSettings: strictSettings),
+        // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
+        // Linux (glibc); elsewhere they report "unsupported".
+        .target(name: "EventsBenchSupport"),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
