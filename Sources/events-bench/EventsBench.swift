@@ -27,6 +27,7 @@ struct EventsBench {
         Scenario(id: "dispatch-1000") { await dispatchScenario(listeners: 1_000, effort: $0) },
         Scenario(id: "dispatch-1-among-10000") { await unrelatedListenersScenario(effort: $0) },
         Scenario(id: "listen-cancel") { await listenCancelScenario(effort: $0) },
+        Scenario(id: "two-threads") { await twoThreadsScenario(effort: $0) },
         Scenario(id: "bytes-per-registration") { await bytesPerRegistrationScenario(effort: $0) },
     ]
 
