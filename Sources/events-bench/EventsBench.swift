@@ -29,6 +29,7 @@ struct EventsBench {
         Scenario(id: "listen-cancel") { await listenCancelScenario(effort: $0) },
         Scenario(id: "two-threads") { await twoThreadsScenario(effort: $0) },
         Scenario(id: "bytes-per-registration") { await bytesPerRegistrationScenario(effort: $0) },
+        Scenario(id: "allocations-per-dispatch") { await allocationsScenario(effort: $0) },
     ]
 
     static let usage = """
