@@ -30,6 +30,7 @@ struct EventsBench {
         Scenario(id: "two-threads") { await twoThreadsScenario(effort: $0) },
         Scenario(id: "bytes-per-registration") { await bytesPerRegistrationScenario(effort: $0) },
         Scenario(id: "allocations-per-dispatch") { await allocationsScenario(effort: $0) },
+        Scenario(id: "async-delivery") { await asyncDeliveryScenario(effort: $0) },
     ]
 
     static let usage = """
