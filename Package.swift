@@ -14,12 +14,19 @@ let package = Package(
     products: [
         .library(name: "Events", targets: ["Events"]),
         .executable(name: "events-demo", targets: ["events-demo"]),
+        .executable(name: "events-bench", targets: ["events-bench"]),
     ],
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
         .executableTarget(
             name: "events-demo", dependencies: ["Events"], resources: [.copy("Resources/movies.json")],
             swiftSettings: strictSettings),
+        // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
+        // Linux (glibc); elsewhere they report "unsupported".
+        .target(name: "EventsBenchSupport"),
+        // The benchmark: `swift run -c release events-bench` (README, "Performance").
+        .executableTarget(
+            name: "events-bench", dependencies: ["Events", "EventsBenchSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

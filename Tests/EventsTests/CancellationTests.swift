@@ -66,11 +66,19 @@ struct CancellationTests {
         runOnThreads(3) { thread in
             if thread == 0 {
                 for round in 0..<400 {
+                    let roundCalls = Counter()
                     let subscription = center.listen(to: Tick.self) { tick in
                         calls.increment()
+                        roundCalls.increment()
                         if tick.n >= round { violations.increment() }
                     }
-                    yieldThread()
+                    // Let the dispatchers reach this listener before cancelling, so that cancel()
+                    // really races with deliveries (bounded, so a starved machine cannot hang).
+                    var spins = 0
+                    while roundCalls.value == 0, spins < 10_000 {
+                        yieldThread()
+                        spins += 1
+                    }
                     subscription.cancel()
                     lastCancelledRound.store(round, ordering: .sequentiallyConsistent)
                 }
