@@ -48,7 +48,7 @@ public final class EventCenter: Sendable {
     /// The app-wide center.
     public static let `default` = EventCenter()
 
-    let registry = Registry()
+    @usableFromInline let registry = Registry()
     private let sequence = Atomic<UInt64>(0)
     let errorHandlerBox = ErrorHandlerBox()
     /// The serial queue of `Delivery.background` listeners.
@@ -92,7 +92,9 @@ public final class EventCenter: Sendable {
     ///     parameter. It is not retained beyond the call unless a handler keeps its ``Sender``.
     /// - Returns: The number of listeners that received the event: handlers called, plus
     ///   listeners in other contexts to which it was handed (nested dispatches not included).
-    @discardableResult
+    // Inlinable so that the dispatch loop is specialized for the event type in the caller: the
+    // benchmark measured the unspecialized generic loop at several times the cost.
+    @inlinable @discardableResult
     public func dispatch<E: Event>(_ event: E, from sender: AnyObject? = nil) -> Int {
         guard let listeners = registry.snapshot(for: EventKey(E.self)) else { return 0 }
         return deliver(event, to: listeners, from: sender)
@@ -101,6 +103,7 @@ public final class EventCenter: Sendable {
     /// The dispatch loop: delivers `event` to `listeners` (a snapshot, in delivery order) and
     /// returns how many received it (handlers run, or queued for their context). Every record
     /// must be a `TypedListenerRecord<E>`. With a `collector`, outcomes are reported to it.
+    @inlinable
     func deliver<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
         collector: ReportCollector? = nil
@@ -148,7 +151,8 @@ public final class EventCenter: Sendable {
     }
 
     /// Purges the lists that `listeners` came from (usually one; several for merged snapshots).
-    private func purgeRetired(in listeners: ContiguousArray<ListenerRecord>) {
+    @usableFromInline
+    func purgeRetired(in listeners: ContiguousArray<ListenerRecord>) {
         var keys: [EventKey] = []
         for record in listeners where !record.isActive && !keys.contains(record.eventKey) {
             keys.append(record.eventKey)

@@ -22,6 +22,7 @@ public struct Sender: Hashable, CustomStringConvertible, @unchecked Sendable {
     // handler: on the thread that passed it to `dispatch(from:)`, so it crosses no thread.
     let object: AnyObject
 
+    @usableFromInline
     init(_ object: AnyObject) {
         self.object = object
     }

@@ -54,7 +54,7 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
     public func cancel() {
         if record.retire(.cancelled) {
-            registry?.purge(record.eventKey)
+            registry?.remove(record)
             onCancel?()
         }
     }

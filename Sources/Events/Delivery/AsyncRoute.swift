@@ -4,6 +4,7 @@ import Foundation
 /// How an event reaches a listener whose handler runs in another context. The dispatch loop
 /// has already checked the sender and owner and claimed the delivery; the route queues the
 /// call (or, for `MainActorDelivery.main` on the main thread, makes it at once).
+@usableFromInline
 protocol AsyncRoute<E>: Sendable {
     associatedtype E: Event
 
@@ -171,10 +172,12 @@ extension EventCenter {
         return HeldOwner(object: owner)
     }
 
+    @usableFromInline
     func failure(of listener: ListenerRecord, _ error: any Error) -> ListenerFailure {
         ListenerFailure(error: error, event: listener.eventDescription, callSite: listener.callSite)
     }
 
+    @usableFromInline
     func reportFailure(_ failure: ListenerFailure) {
         errorHandlerBox.value(failure)
     }

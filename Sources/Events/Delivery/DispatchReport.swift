@@ -21,6 +21,7 @@ public struct DispatchReport: Sendable, CustomStringConvertible {
 
 /// Collects the outcome of one awaitable dispatch: handlers finish on many threads and actors,
 /// and the dispatching task resumes once the last one is done.
+@usableFromInline
 final class ReportCollector: @unchecked Sendable {
     // Why @unchecked is safe: every mutable property is only touched inside `lock`, and the
     // continuation is resumed outside it, exactly once (it is taken out under the lock).
@@ -37,6 +38,7 @@ final class ReportCollector: @unchecked Sendable {
     }
 
     /// A handler ran (synchronously, or from a queued delivery that had called `begin`).
+    @usableFromInline
     func recordRun(_ failure: ListenerFailure?, queued: Bool) {
         let resume: (CheckedContinuation<DispatchReport, Never>, DispatchReport)? = lock.withLock {
             received += 1

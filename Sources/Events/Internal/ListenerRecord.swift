@@ -2,6 +2,7 @@ import Synchronization
 
 /// Why a listener no longer receives events. Stored in one atomic byte per listener; every
 /// transition is away from `.active` and happens at most once.
+@usableFromInline
 enum ListenerState: UInt8, Sendable {
     case active = 0
     /// `cancel()` or one of the `remove` calls.
@@ -19,6 +20,7 @@ enum ListenerState: UInt8, Sendable {
 /// The handler lives in the generic subclass ``TypedListenerRecord``; the registry stores the
 /// base class so that lists of any event type share one representation, and dispatch, which
 /// knows the event type from the list's key, downcasts without a dynamic check.
+@usableFromInline
 class ListenerRecord: @unchecked Sendable {
     // Why @unchecked is safe: every stored property is a `let` of a Sendable type, an `Atomic`,
     // or a weak reference whose loads are atomic (the non-Sendable `sender` is only compared by
@@ -31,19 +33,19 @@ class ListenerRecord: @unchecked Sendable {
     let priority: Priority
     /// Ties in priority run in ascending sequence: registration order.
     let sequence: UInt64
-    let once: Bool
+    @usableFromInline let once: Bool
     let callSite: CallSite
     let key: ListenerKey?
 
     /// Set for owner-bound listeners; compared without touching the owner.
-    let ownerID: ObjectIdentifier?
-    weak let owner: (any AnyObject & Sendable)?
+    @usableFromInline let ownerID: ObjectIdentifier?
+    @usableFromInline weak let owner: (any AnyObject & Sendable)?
     /// Set when the listener was registered with `from: sender`; the object is held weakly and
     /// only compared by identity, never used.
-    let senderID: ObjectIdentifier?
-    weak let sender: AnyObject?
+    @usableFromInline let senderID: ObjectIdentifier?
+    @usableFromInline weak let sender: AnyObject?
 
-    private let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
+    @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
 
     init(
         eventKey: EventKey, eventType: Any.Type, priority: Priority, sequence: UInt64, once: Bool,
@@ -81,11 +83,11 @@ class ListenerRecord: @unchecked Sendable {
         ListenerState(rawValue: rawState.load(ordering: .acquiring)) ?? .cancelled
     }
 
-    var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
+    @inlinable var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
 
     /// Moves an active listener to `reason`. Returns false when it had already stopped, so that
     /// exactly one caller performs the follow-up work (purging it from the registry).
-    @discardableResult
+    @discardableResult @usableFromInline
     func retire(_ reason: ListenerState) -> Bool {
         let retired = rawState.compareExchange(
             expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
@@ -110,7 +112,7 @@ class ListenerRecord: @unchecked Sendable {
     /// Claims one delivery. This is the instant a handler call begins: a listener whose claim
     /// succeeds is called; `cancel()` linearizes against it, so after `cancel()` returns no
     /// claim can succeed. A `once` listener's claim consumes it, so only one thread ever wins.
-    @inline(__always)
+    @inlinable
     func claim() -> Bool {
         if once { return retire(.consumed) }
         return isActive
@@ -150,10 +152,11 @@ class ListenerRecord: @unchecked Sendable {
 /// Exactly one of `handler` and `route` is set: `handler` for listeners that run on the
 /// dispatching thread, `route` for listeners whose handler runs in another context (main
 /// actor, an actor, a queue), which the route enqueues to.
+@usableFromInline
 final class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     /// Called with the owner (nil for closure listeners), the event and its sender.
-    let handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?
-    let route: (any AsyncRoute<E>)?
+    @usableFromInline let handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?
+    @usableFromInline let route: (any AsyncRoute<E>)?
 
     init(
         eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,

@@ -31,6 +31,7 @@ struct ListenerList {
 ///   mutations replace the array, so a snapshot never changes under its reader.
 /// - Whether a record belongs in a list is decided by its atomic state alone: `purge` drops
 ///   every record that is no longer active, and anyone who retires a record purges its list.
+@usableFromInline
 final class Registry: @unchecked Sendable {
     // Why @unchecked is safe: every mutable stored property is read and written only inside
     // `lock.withLock`.
@@ -47,7 +48,7 @@ final class Registry: @unchecked Sendable {
     private var liveAtLastSweep = 0
 
     /// The listeners of `key` in delivery order, or nil when there are none.
-    @inline(__always)
+    @usableFromInline
     func snapshot(for key: EventKey) -> ContiguousArray<ListenerRecord>? {
         lock.withLock { lists[key]?.records }
     }
@@ -86,6 +87,33 @@ final class Registry: @unchecked Sendable {
         }
     }
 
+    /// Takes one retired record out of its list, in place: the path of `cancel()`. Finding it
+    /// compares references only, and removal moves pointers without retaining or releasing the
+    /// other records (unless a dispatch holds a snapshot, which then keeps the old array).
+    func remove(_ record: ListenerRecord) {
+        let removed: ListenerRecord? = lock.withLock {
+            let key = record.eventKey
+            guard let index = lists[key]?.records.lastIndex(where: { $0 === record }) else { return nil }
+            mutations &+= 1
+            let removed = lists[key]!.records.remove(at: index)
+            if lists[key]!.records.isEmpty {
+                lists[key] = nil
+            } else {
+                lists[key]!.version = mutations
+            }
+            if let slot = record.duplicateSlot { removeFromDuplicateIndex(record, slot) }
+            return removed
+        }
+        // Released only now, outside the lock: it may hold the last reference to a handler's
+        // captures, whose deinitializers are user code.
+        withExtendedLifetime(removed) {}
+    }
+
+    private func removeFromDuplicateIndex(_ record: ListenerRecord, _ slot: DuplicateSlot) {
+        duplicateIndex[slot]?.removeAll { $0 === record }
+        if duplicateIndex[slot]?.isEmpty == true { duplicateIndex[slot] = nil }
+    }
+
     /// Drops every record of `key` that is no longer active.
     func purge(_ key: EventKey) {
         let removed = lock.withLock { purgeLocked(key) }
@@ -108,8 +136,7 @@ final class Registry: @unchecked Sendable {
         guard kept.count != records.count else { return nil }
         for record in records where !record.isActive {
             guard let slot = record.duplicateSlot else { continue }
-            duplicateIndex[slot]?.removeAll { $0 === record }
-            if duplicateIndex[slot]?.isEmpty == true { duplicateIndex[slot] = nil }
+            removeFromDuplicateIndex(record, slot)
         }
         if kept.isEmpty {
             lists[key] = nil
