@@ -34,10 +34,17 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
-        register(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
-        ) { _, event, _ in try handler(event) }
+        let callSite = CallSite(fileID: file, line: line)
+        guard case .postingThread = delivery.kind else {
+            return register(
+                type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
+                cancelsOnDeinit: true, delivery: delivery.kind
+            ) { _, event, _ in try handler(event) }
+        }
+        let record = EventHandlerRecord<E>(
+            eventKey: EventKey(E.self), priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
+            sender: sender, body: handler)
+        return insert(record, cancelsOnDeinit: true)
     }
 
     /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
@@ -255,6 +262,12 @@ extension EventCenter {
             sweepDue = registry.insert(record).sweepDue
         }
         if sweepDue { registry.sweep() }
+        return Subscription(record: record, registry: registry, cancelsOnDeinit: cancelsOnDeinit)
+    }
+
+    /// Inserts a record that can have no duplicate (no owner and key).
+    func insert(_ record: ListenerRecord, cancelsOnDeinit: Bool) -> Subscription {
+        if registry.insert(record).sweepDue { registry.sweep() }
         return Subscription(record: record, registry: registry, cancelsOnDeinit: cancelsOnDeinit)
     }
 }

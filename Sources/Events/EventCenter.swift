@@ -111,39 +111,46 @@ public final class EventCenter: Sendable {
         let senderInfo = sender.map(Sender.init)
         var delivered = 0
         var needsPurge = false
-        for record in listeners {
-            let listener = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
-            if listener.senderID != nil {
-                guard let expected = listener.sender else {
-                    needsPurge = listener.retire(.senderGone) || needsPurge
-                    continue
+        // The snapshot keeps every record alive for the whole loop, so records are borrowed
+        // (+0) rather than retained and released one by one: with several threads dispatching,
+        // those reference-count writes are what makes cores fight over cache lines.
+        listeners.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { record in
+                    let listener = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
+                    if listener.senderID != nil {
+                        guard let expected = listener.sender else {
+                            needsPurge = listener.retire(.senderGone) || needsPurge
+                            return
+                        }
+                        guard expected === sender else { return }
+                    }
+                    // Held strongly until the handler returns, so the owner cannot vanish mid-call.
+                    var owner: AnyObject? = nil
+                    if listener.ownerID != nil {
+                        guard let alive = listener.owner else {
+                            needsPurge = listener.retire(.ownerGone) || needsPurge
+                            return
+                        }
+                        owner = alive
+                    }
+                    guard listener.claim() else { return }
+                    if listener.once { needsPurge = true }
+                    delivered += 1
+                    if !listener.isRouted {
+                        do {
+                            try listener.invoke(owner, event, senderInfo)
+                            collector?.recordRun(nil, queued: false)
+                        } catch {
+                            let failure = self.failure(of: listener, error)
+                            reportFailure(failure)
+                            collector?.recordRun(failure, queued: false)
+                        }
+                    } else {
+                        listener.route.unsafelyUnwrapped.deliver(
+                            listener, event, senderInfo, center: self, collector: collector)
+                    }
                 }
-                guard expected === sender else { continue }
-            }
-            // Held strongly until the handler returns, so the owner cannot vanish mid-call.
-            var owner: AnyObject? = nil
-            if listener.ownerID != nil {
-                guard let alive = listener.owner else {
-                    needsPurge = listener.retire(.ownerGone) || needsPurge
-                    continue
-                }
-                owner = alive
-            }
-            guard listener.claim() else { continue }
-            if listener.once { needsPurge = true }
-            delivered += 1
-            if let handler = listener.handler {
-                do {
-                    try handler(owner, event, senderInfo)
-                    collector?.recordRun(nil, queued: false)
-                } catch {
-                    let failure = self.failure(of: listener, error)
-                    reportFailure(failure)
-                    collector?.recordRun(failure, queued: false)
-                }
-            } else {
-                listener.route.unsafelyUnwrapped.deliver(
-                    listener, event, senderInfo, center: self, collector: collector)
             }
         }
         if needsPurge { purgeRetired(in: listeners) }

@@ -153,10 +153,12 @@ class ListenerRecord: @unchecked Sendable {
 /// dispatching thread, `route` for listeners whose handler runs in another context (main
 /// actor, an actor, a queue), which the route enqueues to.
 @usableFromInline
-final class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
+class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     /// Called with the owner (nil for closure listeners), the event and its sender.
     @usableFromInline let handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?
     @usableFromInline let route: (any AsyncRoute<E>)?
+    /// Whether `route` is set (a flag, so the loop need not copy the existential to find out).
+    @usableFromInline let isRouted: Bool
 
     init(
         eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,
@@ -164,11 +166,39 @@ final class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
         handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?,
         route: (any AsyncRoute<E>)?
     ) {
-        precondition((handler == nil) != (route == nil), "a listener has either a handler or a route")
+        precondition(handler == nil || route == nil, "a listener has a handler or a route, not both")
         self.handler = handler
         self.route = route
+        self.isRouted = route != nil
         super.init(
             eventKey: eventKey, eventType: E.self, priority: priority, sequence: sequence, once: once,
             callSite: callSite, key: key, owner: owner, sender: sender)
+    }
+
+    /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
+    /// that the dispatch loop calls it on a borrowed record without retaining a closure context.
+    @usableFromInline
+    func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
+        try handler.unsafelyUnwrapped(owner, event, sender)
+    }
+}
+
+/// A posting-thread listener whose handler takes the event alone (the most common form): it
+/// stores the user's closure as is, with no wrapper closure around it.
+final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+    let body: @Sendable (E) throws -> Void
+
+    init(
+        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
+        sender: AnyObject?, body: @escaping @Sendable (E) throws -> Void
+    ) {
+        self.body = body
+        super.init(
+            eventKey: eventKey, priority: priority, sequence: sequence, once: once, callSite: callSite, key: nil,
+            owner: nil, sender: sender, handler: nil, route: nil)
+    }
+
+    override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
+        try body(event)
     }
 }
