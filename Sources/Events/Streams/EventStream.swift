@@ -49,8 +49,10 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
         /// the iterator, even while the stream itself is still referenced.
         let end: IterationEnd
 
-        public mutating func next() async -> E? {
-            await base.next()
+        // Runs on the caller's executor, as AsyncStream's own iterator does: a plain nonisolated
+        // async method would hop to the global executor on every event.
+        public nonisolated(nonsending) mutating func next() async -> E? {
+            await base.next(isolation: #isolation)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> E? {
