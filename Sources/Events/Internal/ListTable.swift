@@ -1,0 +1,83 @@
+/// The registry's map from event key to listener list.
+///
+/// Typed keys, looked up by every dispatch, live in an open-addressing table hashed with one
+/// multiplication of the metatype's address, instead of the SipHash a `Dictionary` runs; the
+/// benchmark showed that hash as a large part of a one-listener dispatch. A typed key keeps its
+/// slot once placed (its list may become nil), so there are no tombstones; the table only grows,
+/// bounded by the number of event types ever listened to. Names go to a plain `Dictionary`.
+struct ListTable {
+    private struct Slot {
+        var id: ObjectIdentifier?
+        var list: ListenerList?
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 16)
+    private var used = 0
+    private var named: [EventKey: ListenerList] = [:]
+
+    subscript(key: EventKey) -> ListenerList? {
+        get {
+            guard case .type(let id) = key else { return named[key] }
+            guard let index = index(of: id) else { return nil }
+            return slots[index].list
+        }
+        _modify {
+            if case .type(let id) = key {
+                let index = claimIndex(of: id)
+                yield &slots[index].list
+            } else {
+                yield &named[key]
+            }
+        }
+    }
+
+    /// Every non-empty list with its key.
+    var all: [(key: EventKey, list: ListenerList)] {
+        var result: [(key: EventKey, list: ListenerList)] = []
+        for slot in slots {
+            if let id = slot.id, let list = slot.list { result.append((.type(id), list)) }
+        }
+        for (key, list) in named { result.append((key, list)) }
+        return result
+    }
+
+    @inline(__always)
+    private func home(of id: ObjectIdentifier) -> Int {
+        // Fibonacci hashing: the high bits of the product mix every bit of the address.
+        let mixed = UInt(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> UInt(UInt.bitWidth - slots.count.trailingZeroBitCount))
+    }
+
+    private func index(of id: ObjectIdentifier) -> Int? {
+        let mask = slots.count - 1
+        var index = home(of: id)
+        while let occupant = slots[index].id {
+            if occupant == id { return index }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// The slot of `id`, placing it first if needed (growing the table at 3/4 load).
+    private mutating func claimIndex(of id: ObjectIdentifier) -> Int {
+        if let index = index(of: id) { return index }
+        if (used + 1) * 4 > slots.count * 3 { grow() }
+        let mask = slots.count - 1
+        var index = home(of: id)
+        while slots[index].id != nil { index = (index + 1) & mask }
+        slots[index].id = id
+        used += 1
+        return index
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        used = 0
+        for slot in old {
+            guard let id = slot.id else { continue }
+            let index = claimIndex(of: id)
+            slots[index].list = slot.list
+        }
+    }
+}
