@@ -117,10 +117,10 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
-        register(
+        registerOwned(
             type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
-        ) { owner, event, _ in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+        ) { owner, event, _ in try handler(owner, event) }
     }
 
     /// The owner-bound form whose handler also receives the ``Sender``.
@@ -136,11 +136,9 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
-        register(
+        registerOwned(
             type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
-        ) { owner, event, sender in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
-        }
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
     }
 
     /// The owner-bound form with a `key`, which names the registration for removal and makes a
@@ -172,10 +170,10 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
-        register(
+        registerOwned(
             type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
-        ) { owner, event, _ in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+        ) { owner, event, _ in try handler(owner, event) }
     }
 
     /// The keyed owner-bound form whose handler also receives the ``Sender``.
@@ -192,11 +190,9 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
-        register(
+        registerOwned(
             type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
-        ) { owner, event, sender in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
-        }
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
     }
 
     // MARK: Registration
@@ -243,6 +239,34 @@ extension EventCenter {
         let record = TypedListenerRecord<E>(
             eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
             key: key, owner: owner, sender: sender, handler: handler, route: route)
+        return register(record, cancelsOnDeinit: cancelsOnDeinit)
+    }
+
+    /// Registers an owner-bound listener. On the posting thread its record calls `body` with the
+    /// owner already typed (no wrapper closure per call); elsewhere it goes through a route.
+    func registerOwned<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, delivery: Delivery.Kind,
+        body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
+    ) -> Subscription {
+        guard case .postingThread = delivery else {
+            return register(
+                type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+                cancelsOnDeinit: false, delivery: delivery
+            ) { owner, event, sender in try body(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
+            }
+        }
+        let record = OwnerHandlerRecord<E, Owner>(
+            priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key, owner: owner,
+            sender: sender, body: body)
+        return register(record, cancelsOnDeinit: false)
+    }
+
+    /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
+    func register(_ record: ListenerRecord, cancelsOnDeinit: Bool) -> Subscription {
+        let owner = record.owner
+        let key = record.key
+        let sender = record.sender
         var sweepDue = false
         if let owner, let key, let slot = record.duplicateSlot {
             // Optimistic: compare candidates outside the lock (key `==` is user code), then

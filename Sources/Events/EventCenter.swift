@@ -1,6 +1,20 @@
 import Dispatch
 import Synchronization
 
+/// What one delivery did: whether the listener received the event, and whether its list now
+/// holds a retired record to purge.
+@usableFromInline
+struct DeliveryOutcome {
+    @usableFromInline let delivered: Bool
+    @usableFromInline let needsPurge: Bool
+
+    @inlinable
+    init(delivered: Bool, needsPurge: Bool) {
+        self.delivered = delivered
+        self.needsPurge = needsPurge
+    }
+}
+
 /// The hub that carries events from the code that dispatches them to the listeners that want them.
 ///
 /// Use ``default`` for an app-wide center, or create centers of your own to keep parts of an app
@@ -109,52 +123,63 @@ public final class EventCenter: Sendable {
         collector: ReportCollector? = nil
     ) -> Int {
         let senderInfo = sender.map(Sender.init)
-        var delivered = 0
-        var needsPurge = false
         // The snapshot keeps every record alive for the whole loop, so records are borrowed
         // (+0) rather than retained and released one by one: with several threads dispatching,
-        // those reference-count writes are what makes cores fight over cache lines.
-        listeners.withUnsafeBufferPointer { buffer in
+        // those reference-count writes are what makes cores fight over cache lines. The closures
+        // capture nothing mutable, so nothing is boxed on the heap.
+        let (delivered, needsPurge) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool) in
+            var delivered = 0
+            var needsPurge = false
             for index in buffer.indices {
-                Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { record in
-                    let listener = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
-                    if listener.senderID != nil {
-                        guard let expected = listener.sender else {
-                            needsPurge = listener.retire(.senderGone) || needsPurge
-                            return
-                        }
-                        guard expected === sender else { return }
-                    }
-                    // Held strongly until the handler returns, so the owner cannot vanish mid-call.
-                    var owner: AnyObject? = nil
-                    if listener.ownerID != nil {
-                        guard let alive = listener.owner else {
-                            needsPurge = listener.retire(.ownerGone) || needsPurge
-                            return
-                        }
-                        owner = alive
-                    }
-                    guard listener.claim() else { return }
-                    if listener.once { needsPurge = true }
-                    delivered += 1
-                    if !listener.isRouted {
-                        do {
-                            try listener.invoke(owner, event, senderInfo)
-                            collector?.recordRun(nil, queued: false)
-                        } catch {
-                            let failure = self.failure(of: listener, error)
-                            reportFailure(failure)
-                            collector?.recordRun(failure, queued: false)
-                        }
-                    } else {
-                        listener.route.unsafelyUnwrapped.deliver(
-                            listener, event, senderInfo, center: self, collector: collector)
-                    }
+                let outcome = Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { record in
+                    deliver(
+                        event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender,
+                        senderInfo, collector)
                 }
+                if outcome.delivered { delivered += 1 }
+                if outcome.needsPurge { needsPurge = true }
             }
+            return (delivered, needsPurge)
         }
         if needsPurge { purgeRetired(in: listeners) }
         return delivered
+    }
+
+    /// Delivers `event` to one listener: checks its sender filter and owner, claims the call,
+    /// then runs the handler here or hands the event to the listener's context.
+    @inlinable
+    func deliver<E: Event>(
+        _ event: E, to listener: TypedListenerRecord<E>, from sender: AnyObject?, _ senderInfo: Sender?,
+        _ collector: ReportCollector?
+    ) -> DeliveryOutcome {
+        if listener.senderID != nil {
+            guard let expected = listener.sender else {
+                return DeliveryOutcome(delivered: false, needsPurge: listener.retire(.senderGone))
+            }
+            guard expected === sender else { return DeliveryOutcome(delivered: false, needsPurge: false) }
+        }
+        // Held strongly until the handler returns, so the owner cannot vanish mid-call.
+        var owner: AnyObject? = nil
+        if listener.ownerID != nil {
+            guard let alive = listener.owner else {
+                return DeliveryOutcome(delivered: false, needsPurge: listener.retire(.ownerGone))
+            }
+            owner = alive
+        }
+        guard listener.claim() else { return DeliveryOutcome(delivered: false, needsPurge: false) }
+        if !listener.isRouted {
+            do {
+                try listener.invoke(owner, event, senderInfo)
+                collector?.recordRun(nil, queued: false)
+            } catch {
+                let failure = self.failure(of: listener, error)
+                reportFailure(failure)
+                collector?.recordRun(failure, queued: false)
+            }
+        } else {
+            listener.route.unsafelyUnwrapped.deliver(listener, event, senderInfo, center: self, collector: collector)
+        }
+        return DeliveryOutcome(delivered: true, needsPurge: listener.once)
     }
 
     /// Purges the lists that `listeners` came from (usually one; several for merged snapshots).

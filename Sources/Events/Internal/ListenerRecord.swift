@@ -179,7 +179,7 @@ class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.
     @usableFromInline
     func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
-        try handler.unsafelyUnwrapped(owner, event, sender)
+        try handler!(owner, event, sender)
     }
 }
 
@@ -200,5 +200,26 @@ final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sen
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
         try body(event)
+    }
+}
+
+/// A posting-thread listener bound to an owner: it keeps the user's closure with the owner's
+/// real type, so a call needs no wrapper closure and no cast beyond an unchecked downcast.
+final class OwnerHandlerRecord<E: Event, Owner: AnyObject & Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
+    let body: @Sendable (Owner, E, Sender?) throws -> Void
+
+    init(
+        priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite, key: ListenerKey?, owner: Owner,
+        sender: AnyObject?, body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
+    ) {
+        self.body = body
+        super.init(
+            eventKey: EventKey(E.self), priority: priority, sequence: sequence, once: once, callSite: callSite,
+            key: key, owner: owner, sender: sender, handler: nil, route: nil)
+    }
+
+    override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
+        // The dispatch loop passes the owner it loaded for this record: an `Owner`.
+        try body(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
     }
 }

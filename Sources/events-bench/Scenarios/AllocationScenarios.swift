@@ -36,6 +36,18 @@ func allocationsScenario(effort: Effort) async -> ScenarioReport {
         subscriptions.forEach { $0.cancel() }
     }
     do {
+        // The other handler shapes: one that takes the sender, and a named event's listener.
+        let center = EventCenter()
+        let subscription = center.listen(to: Ping.self) { ping, sender in
+            if sender == nil { tally.add(ping.value) }
+        }
+        rows.append(
+            row(
+                "EventCenter.dispatch, listener taking the sender", .subject,
+                allocationsPerOperation(count: count) { dispatchPings(center, $0) }))
+        subscription.cancel()
+    }
+    do {
         // The heavier path: a sender, a `from:` filter and an owner-bound listener (weak loads).
         let center = EventCenter()
         let owner = Owner()
