@@ -38,13 +38,13 @@ extension EventCenter {
         guard case .postingThread = delivery.kind else {
             return register(
                 type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-                cancelsOnDeinit: true, delivery: delivery.kind
+                delivery: delivery.kind
             ) { _, event, _ in try handler(event) }
         }
         let record = EventHandlerRecord<E>(
             eventKey: EventKey(E.self), priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
             sender: sender, body: handler)
-        return insert(record, cancelsOnDeinit: true)
+        return insert(record)
     }
 
     /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
@@ -69,7 +69,7 @@ extension EventCenter {
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { _, event, sender in try handler(event, sender) }
     }
 
@@ -207,7 +207,6 @@ extension EventCenter {
         priority: Priority,
         once: Bool,
         callSite: CallSite,
-        cancelsOnDeinit: Bool,
         delivery: Delivery.Kind = .postingThread,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
@@ -219,7 +218,7 @@ extension EventCenter {
         }
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, cancelsOnDeinit: cancelsOnDeinit, handler: route == nil ? run : nil, route: route)
+            callSite: callSite, handler: route == nil ? run : nil, route: route)
     }
 
     /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
@@ -232,14 +231,21 @@ extension EventCenter {
         priority: Priority,
         once: Bool,
         callSite: CallSite,
-        cancelsOnDeinit: Bool,
         handler: (@Sendable (AnyObject?, E, Sender?) throws -> Void)?,
         route: (any AsyncRoute<E>)?
     ) -> Subscription {
-        let record = TypedListenerRecord<E>(
-            eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
-            key: key, owner: owner, sender: sender, handler: handler, route: route)
-        return register(record, cancelsOnDeinit: cancelsOnDeinit)
+        precondition((handler == nil) != (route == nil), "a listener has a handler or a route")
+        let record: ListenerRecord
+        if let route {
+            record = RoutedRecord<E>(
+                eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
+                key: key, owner: owner, sender: sender, route: route)
+        } else {
+            record = HandlerRecord<E>(
+                eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
+                key: key, owner: owner, sender: sender, handler: handler.unsafelyUnwrapped)
+        }
+        return register(record)
     }
 
     /// Registers an owner-bound listener. On the posting thread its record calls `body` with the
@@ -252,18 +258,19 @@ extension EventCenter {
         guard case .postingThread = delivery else {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-                cancelsOnDeinit: false, delivery: delivery
+                delivery: delivery
             ) { owner, event, sender in try body(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
             }
         }
         let record = OwnerHandlerRecord<E, Owner>(
             priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key, owner: owner,
             sender: sender, body: body)
-        return register(record, cancelsOnDeinit: false)
+        return register(record)
     }
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
-    func register(_ record: ListenerRecord, cancelsOnDeinit: Bool) -> Subscription {
+    func register(_ record: ListenerRecord) -> Subscription {
+        record.registry = registry
         let owner = record.owner
         let key = record.key
         let sender = record.sender
@@ -274,7 +281,7 @@ extension EventCenter {
             while true {
                 let (records, version) = registry.duplicateCandidates(in: slot)
                 if let existing = records.first(where: { $0.isDuplicate(owner: owner, key: key, sender: sender) }) {
-                    return Subscription(record: existing, registry: registry, cancelsOnDeinit: false)
+                    return Subscription(record: existing)
                 }
                 let result = registry.insert(record, ifVersion: version)
                 if result.inserted {
@@ -286,12 +293,13 @@ extension EventCenter {
             sweepDue = registry.insert(record).sweepDue
         }
         if sweepDue { registry.sweep() }
-        return Subscription(record: record, registry: registry, cancelsOnDeinit: cancelsOnDeinit)
+        return Subscription(record: record)
     }
 
     /// Inserts a record that can have no duplicate (no owner and key).
-    func insert(_ record: ListenerRecord, cancelsOnDeinit: Bool) -> Subscription {
+    func insert(_ record: ListenerRecord) -> Subscription {
+        record.registry = registry
         if registry.insert(record).sweepDue { registry.sweep() }
-        return Subscription(record: record, registry: registry, cancelsOnDeinit: cancelsOnDeinit)
+        return Subscription(record: record)
     }
 }

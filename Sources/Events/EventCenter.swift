@@ -177,7 +177,7 @@ public final class EventCenter: Sendable {
                 collector?.recordRun(failure, queued: false)
             }
         } else {
-            listener.route.unsafelyUnwrapped.deliver(listener, event, senderInfo, center: self, collector: collector)
+            listener.route.deliver(listener, event, senderInfo, center: self, collector: collector)
         }
         return DeliveryOutcome(delivered: true, needsPurge: listener.once)
     }

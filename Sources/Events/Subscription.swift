@@ -31,31 +31,24 @@
 ///   `cancel()` returns are skipped when their turn comes.
 /// - Two subscriptions are equal when they stand for the same registration.
 public final class Subscription: Hashable, Sendable, CustomStringConvertible {
+    // One reference: a subscription costs 32 bytes of heap. Whether it cancels on deinit follows
+    // from the registration: listeners without an owner end with their subscription, owner-bound
+    // (and actor-bound) ones end with their owner.
     let record: ListenerRecord
-    weak let registry: Registry?
-    private let cancelsOnDeinit: Bool
-    /// Run once, by the `cancel()` that ends the listener, after purging it: lets a bridge tear
-    /// down what it set up outside the center (a `NotificationCenter` observer). Never under a lock.
-    private let onCancel: (@Sendable () -> Void)?
 
-    init(
-        record: ListenerRecord, registry: Registry, cancelsOnDeinit: Bool, onCancel: (@Sendable () -> Void)? = nil
-    ) {
+    init(record: ListenerRecord) {
         self.record = record
-        self.registry = registry
-        self.cancelsOnDeinit = cancelsOnDeinit
-        self.onCancel = onCancel
     }
 
     deinit {
-        if cancelsOnDeinit { cancel() }
+        if record.ownerID == nil { cancel() }
     }
 
     /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
     public func cancel() {
         if record.retire(.cancelled) {
-            registry?.remove(record)
-            onCancel?()
+            record.registry?.remove(record)
+            record.didCancel()
         }
     }
 

@@ -32,7 +32,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -51,7 +51,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery
         ) { _, event, sender in
             try MainActor.assumeIsolated { try handler(event, sender) }
         }
@@ -89,7 +89,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery
         ) { owner, event, _ in
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
@@ -113,7 +113,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery
         ) { owner, event, _ in
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
@@ -123,13 +123,13 @@ extension EventCenter {
     func registerOnMainActor<E: Event>(
         _ type: E.Type, eventKey: EventKey = EventKey(E.self), owner: (any AnyObject & Sendable)?, key: ListenerKey?,
         sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, cancelsOnDeinit: Bool, delivery: MainActorDelivery,
+        priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, cancelsOnDeinit: cancelsOnDeinit, handler: nil, route: route)
+            callSite: callSite, handler: nil, route: route)
     }
 
     // MARK: Actor listeners
@@ -167,7 +167,7 @@ extension EventCenter {
     ) -> Subscription {
         register(
             type, owner: actor, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, handler: nil,
+            callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
     }
 
@@ -187,7 +187,7 @@ extension EventCenter {
     ) -> Subscription {
         register(
             type, owner: actor, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, handler: nil,
+            callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
     }
 }

@@ -15,8 +15,9 @@ enum EventKey: Hashable, Sendable {
     }
 }
 
-/// The `key:` of an owner-bound registration, type-erased.
-struct ListenerKey: Hashable, @unchecked Sendable {
+/// The `key:` of an owner-bound registration, type-erased. A class, so that records without a
+/// key pay one nil reference for it rather than an inline existential.
+final class ListenerKey: Hashable, @unchecked Sendable {
     // Why @unchecked is safe: `base` is only ever built from a `Hashable & Sendable` value (see
     // the initializer), so the erased value inside is Sendable; `AnyHashable` itself just cannot
     // say so.

@@ -27,13 +27,16 @@ class ListenerRecord: @unchecked Sendable {
     // identity, never used); the class is non-final only so that
     // `TypedListenerRecord` can add its typed handler, itself a `let` of a `@Sendable` closure.
 
+    // Field order keeps the record small: the one-byte fields sit in the padding after the
+    // 17-byte event key.
     let eventKey: EventKey
-    /// The event type, for diagnostics.
-    let eventType: Any.Type
+    @usableFromInline let once: Bool
+    /// Whether the handler runs in another context, reached through the record's route.
+    @usableFromInline let isRouted: Bool
+    @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
     let priority: Priority
     /// Ties in priority run in ascending sequence: registration order.
     let sequence: UInt64
-    @usableFromInline let once: Bool
     let callSite: CallSite
     let key: ListenerKey?
 
@@ -44,18 +47,20 @@ class ListenerRecord: @unchecked Sendable {
     /// only compared by identity, never used.
     @usableFromInline let senderID: ObjectIdentifier?
     @usableFromInline weak let sender: AnyObject?
-
-    @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
+    /// The registry the record is inserted in, for `cancel()`. Written once by the center just
+    /// before insertion (before the record is published through the registry's lock and before
+    /// its subscription is handed out), never written again.
+    weak var registry: Registry?
 
     init(
-        eventKey: EventKey, eventType: Any.Type, priority: Priority, sequence: UInt64, once: Bool,
+        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, isRouted: Bool,
         callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?
     ) {
         self.eventKey = eventKey
-        self.eventType = eventType
         self.priority = priority
         self.sequence = sequence
         self.once = once
+        self.isRouted = isRouted
         self.callSite = callSite
         self.key = key
         self.ownerID = owner.map { ObjectIdentifier($0) }
@@ -63,6 +68,13 @@ class ListenerRecord: @unchecked Sendable {
         self.senderID = sender.map { ObjectIdentifier($0) }
         self.sender = sender
     }
+
+    /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
+    /// bridge tear down what it set up outside the center. Never called under a lock.
+    func didCancel() {}
+
+    /// The event type, for diagnostics (known to the typed subclass; not stored, to keep records small).
+    var eventType: Any.Type { preconditionFailure("every record is a TypedListenerRecord") }
 
     /// The event this listener hears, for messages: a type name, or a quoted event name.
     var eventDescription: String {
@@ -147,40 +159,74 @@ class ListenerRecord: @unchecked Sendable {
     }
 }
 
-/// A listener of the event type `E`, holding its handler.
+/// A listener of the event type `E`.
 ///
-/// Exactly one of `handler` and `route` is set: `handler` for listeners that run on the
-/// dispatching thread, `route` for listeners whose handler runs in another context (main
-/// actor, an actor, a queue), which the route enqueues to.
+/// Subclasses hold the handler in the shape the listener was registered with, so that a call
+/// goes straight to the user's closure: `EventHandlerRecord` (the event alone),
+/// `OwnerHandlerRecord` (owner-bound), `HandlerRecord` (any other posting-thread shape), and
+/// `RoutedRecord` for listeners whose handler runs in another context (main actor, an actor, a
+/// queue), reached through their route. Keeping each shape in its own class keeps records small.
 @usableFromInline
 class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
-    /// Called with the owner (nil for closure listeners), the event and its sender.
-    @usableFromInline let handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?
-    @usableFromInline let route: (any AsyncRoute<E>)?
-    /// Whether `route` is set (a flag, so the loop need not copy the existential to find out).
-    @usableFromInline let isRouted: Bool
-
-    init(
+    override init(
         eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,
-        callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?,
-        handler: (@Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void)?,
-        route: (any AsyncRoute<E>)?
+        isRouted: Bool = false, callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?,
+        sender: AnyObject?
     ) {
-        precondition(handler == nil || route == nil, "a listener has a handler or a route, not both")
-        self.handler = handler
-        self.route = route
-        self.isRouted = route != nil
         super.init(
-            eventKey: eventKey, eventType: E.self, priority: priority, sequence: sequence, once: once,
+            eventKey: eventKey, priority: priority, sequence: sequence, once: once, isRouted: isRouted,
             callSite: callSite, key: key, owner: owner, sender: sender)
     }
+
+    override var eventType: Any.Type { E.self }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.
     @usableFromInline
     func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
-        try handler!(owner, event, sender)
+        preconditionFailure("a routed listener is reached through its route")
     }
+
+    /// The route of a listener in another context; only routed records have one.
+    @usableFromInline
+    var route: any AsyncRoute<E> { preconditionFailure("a posting-thread listener has no route") }
+}
+
+/// A posting-thread listener with a handler of the general shape (owner, event, sender).
+final class HandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+    let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
+
+    init(
+        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
+        key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?,
+        handler: @escaping @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
+    ) {
+        self.handler = handler
+        super.init(
+            eventKey: eventKey, priority: priority, sequence: sequence, once: once, callSite: callSite, key: key,
+            owner: owner, sender: sender)
+    }
+
+    override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
+        try handler(owner, event, sender)
+    }
+}
+
+/// A listener whose handler runs in another context, reached through its route.
+final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+    let storedRoute: any AsyncRoute<E>
+
+    init(
+        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
+        key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?, route: any AsyncRoute<E>
+    ) {
+        self.storedRoute = route
+        super.init(
+            eventKey: eventKey, priority: priority, sequence: sequence, once: once, isRouted: true,
+            callSite: callSite, key: key, owner: owner, sender: sender)
+    }
+
+    override var route: any AsyncRoute<E> { storedRoute }
 }
 
 /// A posting-thread listener whose handler takes the event alone (the most common form): it
@@ -195,7 +241,7 @@ final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sen
         self.body = body
         super.init(
             eventKey: eventKey, priority: priority, sequence: sequence, once: once, callSite: callSite, key: nil,
-            owner: nil, sender: sender, handler: nil, route: nil)
+            owner: nil, sender: sender)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
@@ -215,7 +261,7 @@ final class OwnerHandlerRecord<E: Event, Owner: AnyObject & Sendable>: TypedList
         self.body = body
         super.init(
             eventKey: EventKey(E.self), priority: priority, sequence: sequence, once: once, callSite: callSite,
-            key: key, owner: owner, sender: sender, handler: nil, route: nil)
+            key: key, owner: owner, sender: sender)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {

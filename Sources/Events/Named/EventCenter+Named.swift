@@ -44,7 +44,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .name(name.rawValue), owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { _, event in try handler(event) }
     }
 
@@ -75,7 +75,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .name(name.rawValue), owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
@@ -104,7 +104,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .name(name.rawValue), owner: owner, key: ListenerKey(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
@@ -135,7 +135,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .anyName, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { _, event in try handler(event) }
     }
 
@@ -155,7 +155,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .anyName, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
@@ -175,7 +175,7 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .anyName, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false, delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
 
@@ -188,13 +188,12 @@ extension EventCenter {
         priority: Priority,
         once: Bool,
         callSite: CallSite,
-        cancelsOnDeinit: Bool,
         delivery: Delivery.Kind,
         handler: @escaping @Sendable (AnyObject?, NamedEvent) throws -> Void
     ) -> Subscription {
         register(
             NamedEvent.self, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority,
-            once: once, callSite: callSite, cancelsOnDeinit: cancelsOnDeinit, delivery: delivery
+            once: once, callSite: callSite, delivery: delivery
         ) { owner, event, _ in try handler(owner, event) }
     }
 

@@ -21,7 +21,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
-            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true,
+            priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
             delivery: delivery
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
@@ -50,7 +50,7 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: nil, sender: sender,
-            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false,
+            priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
             delivery: delivery
         ) { owner, event, _ in
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)

@@ -161,6 +161,50 @@ final class FoundationObserver: @unchecked Sendable {
     }
 }
 
+/// The listener record of a forwarding bridge: besides its handler it owns the Foundation
+/// observer, and removes it when the bridge's subscription is cancelled.
+final class ForwardingRecord: TypedListenerRecord<NotificationForwarding>, @unchecked Sendable {
+    // Why @unchecked is safe: `handler` is immutable; `observer` is only touched inside `lock`,
+    // and removing the observer happens outside it.
+    let handler: @Sendable (AnyObject?, NotificationForwarding, Sender?) throws -> Void
+    private let lock = Lock()
+    private var observer: FoundationObserver?
+    private var cancelled = false
+
+    init(
+        priority: Priority, sequence: UInt64, callSite: CallSite,
+        handler: @escaping @Sendable (AnyObject?, NotificationForwarding, Sender?) throws -> Void
+    ) {
+        self.handler = handler
+        super.init(
+            priority: priority, sequence: sequence, once: false, callSite: callSite, key: nil, owner: nil,
+            sender: nil)
+    }
+
+    override func invoke(_ owner: AnyObject?, _ event: NotificationForwarding, _ sender: Sender?) throws {
+        try handler(owner, event, sender)
+    }
+
+    /// Hands the record its observer; removes it at once if the bridge was already cancelled.
+    func attach(_ observer: FoundationObserver) {
+        let removeNow: Bool = lock.withLock {
+            if cancelled { return true }
+            self.observer = observer
+            return false
+        }
+        if removeNow { observer.remove() }
+    }
+
+    override func didCancel() {
+        let observer: FoundationObserver? = lock.withLock {
+            cancelled = true
+            defer { self.observer = nil }
+            return self.observer
+        }
+        observer?.remove()
+    }
+}
+
 // MARK: - Bridges
 
 extension EventCenter {
@@ -251,20 +295,19 @@ extension EventCenter {
             name: notificationName.rawValue, direction: .forwarding)
         // The record lives in the list of `NotificationForwarding`, an internal type nobody else
         // dispatches; only the observer below delivers to it.
-        let registration = register(
-            NotificationForwarding.self, owner: nil, key: nil, sender: nil, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: false
+        let record = ForwardingRecord(
+            priority: .default, sequence: nextSequence(), callSite: CallSite(fileID: file, line: line)
         ) { [weak self] _, forwarding, _ in
             guard let self else { return }
             crossing.perform { body(self, forwarding.notification) }
         }
-        let record = registration.record
+        let subscription = insert(record)
         let token = notificationCenter.addObserver(forName: notificationName, object: object, queue: nil) {
             [weak self] notification in
             _ = self?.deliver(NotificationForwarding(notification: notification), to: [record], from: nil)
         }
-        let observer = FoundationObserver(token: token, notificationCenter: notificationCenter)
-        return Subscription(record: record, registry: registry, cancelsOnDeinit: true) { observer.remove() }
+        record.attach(FoundationObserver(token: token, notificationCenter: notificationCenter))
+        return subscription
     }
 
     /// Posts a notification named `notificationName` to `notificationCenter` for every event of
@@ -298,7 +341,7 @@ extension EventCenter {
             name: notificationName.rawValue, direction: .posting)
         return register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: false,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true
+            callSite: CallSite(fileID: file, line: line)
         ) { _, event, eventSender in
             crossing.perform {
                 notificationCenter.post(name: notificationName, object: eventSender?.object, userInfo: userInfo(event))

@@ -109,7 +109,7 @@ extension EventCenter {
         let drops = DropCounter()
         let subscription = register(
             type, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true,
+            callSite: CallSite(fileID: file, line: line),
             handler: { _, event, _ in
                 if case .dropped = continuation.yield(event) { drops.increment() }
             },
@@ -143,7 +143,7 @@ extension EventCenter {
         let waiter = NextEventWaiter<E>()
         let subscription = register(
             type, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line), cancelsOnDeinit: true,
+            callSite: CallSite(fileID: file, line: line),
             handler: { _, event, _ in
                 if predicate(event) { waiter.finish(.success(event)) }
             },
