@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds the DocC catalog of the Events module into .build/docs (open index.html from a server,
-# or add --transform-for-static-hosting options as needed).
+# Builds the DocC catalog of the Events module into .build/docs with the toolchain's docc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-graphs=.build/symbol-graphs
-rm -rf "$graphs" && mkdir -p "$graphs"
-swift build --target Events -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+swift package dump-symbol-graph --minimum-access-level public > /dev/null
+graphs=$(find .build -type d -name symbolgraph -path "*$(uname -m)*" | head -n 1)
+staged=.build/events-symbol-graphs
+rm -rf "$staged" && mkdir -p "$staged"
+cp "$graphs"/Events*.symbols.json "$staged"/
 docc convert Sources/Events/Events.docc \
     --fallback-display-name Events --fallback-bundle-identifier org.swift-events.Events \
-    --additional-symbol-graph-dir "$graphs" --output-path .build/docs "$@"
+    --additional-symbol-graph-dir "$staged" --output-path .build/docs "$@"

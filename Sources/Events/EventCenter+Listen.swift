@@ -97,6 +97,7 @@ extension EventCenter {
     /// on whichever thread dispatches.
     ///
     /// - Parameters:
+    ///   - type: The event type to hear.
     ///   - owner: The object whose lifetime bounds the listener; held weakly.
     ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
     ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
@@ -156,7 +157,17 @@ extension EventCenter {
     /// center.remove(self, key: "refresh")
     /// ```
     ///
-    /// - Parameter key: Any `Hashable & Sendable` value: a string, an enum case.
+    /// - Parameters:
+    ///   - type: The event type to hear.
+    ///   - owner: The object whose lifetime bounds the listener; held weakly.
+    ///   - key: Any `Hashable & Sendable` value: a string, an enum case.
+    ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
+    ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
+    ///   - priority: Higher runs earlier; ties run in registration order.
+    ///   - once: When true, the listener ends after its first event.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
+    ///   - handler: Receives the owner and each event.
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,

@@ -12,7 +12,7 @@ extension EventCenter {
     /// shutdown, tests, sequencing work across actors. The waiting suspends, it does not
     /// block, so main-actor listeners can run while the main actor awaits here.
     ///
-    /// Failures also go to ``errorHandler``, as with ``dispatch(_:from:)``.
+    /// Failures also go to ``errorHandler``, as with a plain `dispatch`.
     ///
     /// - Returns: How many handlers ran and which failed with what error.
     @discardableResult

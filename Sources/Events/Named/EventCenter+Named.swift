@@ -20,10 +20,11 @@ extension EventCenter {
     ///
     /// The rules of typed listeners apply (see ``EventCenter``): the handler runs synchronously
     /// on the dispatching thread, higher priority first, ties in registration order; listeners of
-    /// every name (``listenToAllNames(from:priority:once:file:line:_:)``) take part in that order.
+    /// every name (`listenToAllNames`) take part in that order.
     ///
     /// - Parameters:
     ///   - name: The name to hear; only events dispatched under exactly this name arrive.
+    ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
     ///   - sender: When given, only events dispatched `from:` this very object are heard (like the
     ///     `object:` of `NotificationCenter.addObserver`). Held weakly; once it deinitializes the
     ///     listener ends.
@@ -284,7 +285,7 @@ extension EventCenter {
         removeListeners(of: owner, in: .name(name.rawValue)) { $0.key == key }
     }
 
-    /// Ends the listeners of every name (``listenToAllNames(owner:from:priority:once:file:line:_:)``)
+    /// Ends the listeners of every name (`listenToAllNames(owner:)`)
     /// that `owner` registered, whatever their key. Its listeners of single names stay.
     public func removeAllNamesListeners(of owner: AnyObject) {
         removeListeners(of: owner, in: .anyName) { _ in true }

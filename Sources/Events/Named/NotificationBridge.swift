@@ -234,6 +234,8 @@ extension EventCenter {
     ///   - name: The event name to dispatch under; defaults to the notification name's string.
     ///   - keys: Keys whose values to carry with their type, for `userInfo` values whose type the
     ///     bridge does not know to be `Sendable` (your own structs, an `NSNumber` read as `Int`).
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
     public func forwardNotifications(
         named notificationName: Notification.Name,
         from notificationCenter: NotificationCenter = .default,
@@ -325,7 +327,14 @@ extension EventCenter {
     /// what `userInfo` returns (by default the event itself under ``NotificationBridge/eventKey``).
     ///
     /// - Parameters:
+    ///   - type: The event type to publish.
+    ///   - notificationCenter: Where to post. Defaults to `NotificationCenter.default`.
+    ///   - notificationName: The name to post under.
     ///   - sender: When given, only events dispatched from this object are posted.
+    ///   - priority: The bridge's place among the event's listeners.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
+    ///   - userInfo: Builds the notification's `userInfo` from the event.
     public func postNotifications<E: Event>(
         for type: E.Type,
         to notificationCenter: NotificationCenter = .default,
@@ -362,8 +371,13 @@ extension EventCenter {
     /// the single value, if any, under ``NotificationBridge/dataKey``.
     ///
     /// - Parameters:
+    ///   - name: The event name to publish.
+    ///   - notificationCenter: Where to post. Defaults to `NotificationCenter.default`.
     ///   - notificationName: The notification name to post; defaults to the event name's string.
     ///   - sender: When given, only events dispatched from this object are posted.
+    ///   - priority: The bridge's place among the name's listeners.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
     public func postNotifications(
         for name: EventName,
         to notificationCenter: NotificationCenter = .default,

@@ -92,6 +92,8 @@ extension EventCenter {
     ///   - sender: When given, only events dispatched `from:` this object. It is held weakly;
     ///     once it deinitializes the stream receives nothing more (it does not finish).
     ///   - bufferingPolicy: What to do while the consumer lags. Defaults to `.unbounded`.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
     public func events<E: Event>(
         of type: E.Type,
         from sender: AnyObject? = nil,
