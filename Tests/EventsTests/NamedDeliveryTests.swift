@@ -52,4 +52,31 @@ struct NamedDeliveryTests {
         #expect(messages.values.first?.contains("expected String, found Int") == true)
         _ = subscription
     }
+
+    @Test func actorNamedListenerRunsIsolatedToItsActor() async {
+        let center = EventCenter()
+        let ledger = TickLedger()
+        center.listen(to: "tick", isolatedTo: ledger) { ledger, event in
+            ledger.seen.append(try event.data(as: Int.self))
+        }
+        for n in 1...3 { center.dispatch("tick", data: n) }
+        let report = await center.dispatchAndWait("tick", data: 4)
+        #expect(report.received == 1)
+        #expect(await ledger.values() == [1, 2, 3, 4])
+    }
+
+    @Test func namedEventsStreamInOrderAndEndingTheLoopRemovesTheListener() async throws {
+        let center = EventCenter()
+        let stream = center.events(named: "progress")
+        center.dispatch("progress", data: 0.5)
+        center.dispatch("other", data: 0.7)
+        center.dispatch("progress", data: 1.0)
+        var values: [Double] = []
+        for await event in stream {
+            values.append(try event.data(as: Double.self))
+            if values.count == 2 { break }
+        }
+        #expect(values == [0.5, 1.0])
+        #expect(center.listenerCount(for: "progress") == 0)
+    }
 }

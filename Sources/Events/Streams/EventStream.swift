@@ -101,6 +101,16 @@ extension EventCenter {
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> EventStream<E> {
+        makeStream(
+            of: type, eventKey: EventKey(type), sender: sender, bufferingPolicy: bufferingPolicy,
+            callSite: CallSite(fileID: file, line: line))
+    }
+
+    /// The stream behind `events(of:)` and `events(named:)`, for the listeners of `eventKey`.
+    func makeStream<E: Event>(
+        of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
+        callSite: CallSite
+    ) -> EventStream<E> {
         let policy: AsyncStream<E>.Continuation.BufferingPolicy
         switch bufferingPolicy {
         case .unbounded: policy = .unbounded
@@ -110,8 +120,8 @@ extension EventCenter {
         let (stream, continuation) = AsyncStream<E>.makeStream(bufferingPolicy: policy)
         let drops = DropCounter()
         let subscription = register(
-            type, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line),
+            type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
+            callSite: callSite,
             handler: { _, event, _ in
                 if case .dropped = continuation.yield(event) { drops.increment() }
             },

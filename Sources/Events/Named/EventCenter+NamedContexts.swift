@@ -58,3 +58,57 @@ extension EventCenter {
         }
     }
 }
+
+extension EventCenter {
+    /// Calls `handler` isolated to `actor` with every event dispatched under `name`, for as long
+    /// as the actor lives (held weakly, like an owner).
+    ///
+    /// ```swift
+    /// actor AuditLog {
+    ///     var lines: [String] = []
+    ///     func start(_ center: EventCenter) {
+    ///         center.listen(to: "user.signedIn", isolatedTo: self) { log, event in
+    ///             log.lines.append(event.name.rawValue)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Events reach the handler one at a time, in dispatch order.
+    @discardableResult
+    public func listen<A: Actor>(
+        to name: EventName,
+        isolatedTo actor: A,
+        from sender: AnyObject? = nil,
+        priority: Priority = .default,
+        once: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (isolated A, NamedEvent) throws -> Void
+    ) -> Subscription {
+        register(
+            NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: nil, sender: sender,
+            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
+            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) })
+    }
+
+    /// The events dispatched under `name` as an `AsyncSequence`, with the rules of
+    /// ``events(of:from:bufferingPolicy:file:line:)``.
+    ///
+    /// ```swift
+    /// for await event in center.events(named: "download.progress", bufferingPolicy: .dropOldest(capacity: 1)) {
+    ///     print(try event.data(as: Double.self))
+    /// }
+    /// ```
+    public func events(
+        named name: EventName,
+        from sender: AnyObject? = nil,
+        bufferingPolicy: EventBufferingPolicy = .unbounded,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> EventStream<NamedEvent> {
+        makeStream(
+            of: NamedEvent.self, eventKey: .name(name.rawValue), sender: sender, bufferingPolicy: bufferingPolicy,
+            callSite: CallSite(fileID: file, line: line))
+    }
+}
