@@ -111,4 +111,42 @@ struct ConcurrencyStressTests {
         #expect(center.listenerCount(for: Tock.self) == 10_000)
         _ = subscription
     }
+
+    @Test func everyThreadSeesAListenerAddedAfterItDispatchedAndNoneSeesACancelledOne() {
+        // Dispatching threads keep per-thread copies of the listener lists; a change must reach
+        // all of them before `listen` or `cancel` returns.
+        let center = EventCenter()
+        let first = Counter()
+        let subscription = center.listen(to: Tick.self) { _ in first.increment() }
+        let threads = 6
+        runOnThreads(threads) { _ in center.dispatch(Tick(n: 0)) }  // every thread caches the list
+        #expect(first.value == threads)
+
+        let second = Counter()
+        let added = center.listen(to: Tick.self) { _ in second.increment() }
+        let delivered = Counter()
+        runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 1))) }
+        #expect(second.value == threads)
+        #expect(delivered.value == threads * 2)
+
+        subscription.cancel()
+        runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 2))) }
+        #expect(first.value == threads * 2, "no thread's copy still holds the cancelled listener")
+        #expect(second.value == threads * 2)
+        _ = added
+    }
+
+    @Test func aCancelledListenersCapturesAreReleasedEvenAfterManyThreadsDispatched() {
+        let center = EventCenter()
+        let deinits = Counter()
+        var subscription: Subscription?
+        do {
+            let captured = Probe { deinits.increment() }
+            subscription = center.listen(to: Tick.self) { _ in _ = captured.name }
+        }
+        runOnThreads(4) { _ in center.dispatch(Tick(n: 0)) }
+        subscription = nil
+        #expect(deinits.value == 1, "per-thread copies must not keep a cancelled listener alive")
+        _ = subscription
+    }
 }

@@ -3,6 +3,8 @@
 struct ListenerList {
     var records: ContiguousArray<ListenerRecord> = []
     var version: UInt64 = 0
+    /// The read stripes that cache a copy of this list (bit i: stripe i), to invalidate on change.
+    var cachedStripes: UInt32 = 0
 
     /// Inserts keeping the order: higher priority first, ties by ascending sequence.
     mutating func insert(_ record: ListenerRecord) {
@@ -28,7 +30,9 @@ struct ListenerList {
 ///   only: no handler, no user `==`, no weak-reference load (whose temporary strong reference
 ///   could be the last one and run a deinitializer) ever runs under it.
 /// - Readers take a snapshot (the list's array, copy-on-write) and work on it after unlocking;
-///   mutations replace the array, so a snapshot never changes under its reader.
+///   mutations replace the array, so a snapshot never changes under its reader. Dispatch reads
+///   through `ReadStripes`, per-thread copies that every mutation of a key drops under the lock,
+///   so that concurrent dispatches touch no shared cache line.
 /// - Whether a record belongs in a list is decided by its atomic state alone: `purge` drops
 ///   every record that is no longer active, and anyone who retires a record purges its list.
 @usableFromInline
@@ -57,6 +61,8 @@ final class Registry: @unchecked Sendable {
     private var mutations: UInt64 = 0
     private var insertionsSinceSweep = 0
     private var liveAtLastSweep = 0
+    /// Per-thread copies of the lists, read by dispatch; see `ReadStripes`.
+    private let stripes = ReadStripes()
 
     deinit {
         listsStorage.deinitialize(count: 1)
@@ -66,7 +72,32 @@ final class Registry: @unchecked Sendable {
     /// The listeners of `key` in delivery order, or nil when there are none.
     @usableFromInline
     func snapshot(for key: EventKey) -> ContiguousArray<ListenerRecord>? {
-        lock.withLock { lists[key]?.records }
+        let stripe = stripes.currentIndex
+        if let cached = stripes.cached(key, in: stripe) { return cached }
+        return refill(key, stripe: stripe)
+    }
+
+    /// Copies the list of `key` into the caller's stripe (into an array of its own, so that
+    /// threads on different stripes never retain the same array) and returns it.
+    private func refill(_ key: EventKey, stripe: Int) -> ContiguousArray<ListenerRecord>? {
+        let (copy, replaced): (ContiguousArray<ListenerRecord>?, ListenerList?) = lock.withLock {
+            guard let records = lists[key]?.records, !records.isEmpty else { return (nil, nil) }
+            var copy = ContiguousArray<ListenerRecord>()
+            // At least 128 bytes, so that two stripes' small arrays never share a cache line.
+            copy.reserveCapacity(max(records.count, 12))
+            copy.append(contentsOf: records)
+            lists[key]!.cachedStripes |= 1 << UInt32(stripe)
+            return (copy, stripes.store(copy, for: key, in: stripe))
+        }
+        withExtendedLifetime(replaced) {}
+        return copy
+    }
+
+    /// Drops the stripes' copies of `key`'s list; call with the lock held, before changing it.
+    private func invalidateCopies(of key: EventKey, into released: inout [ListenerList]) {
+        guard let mask = lists[key]?.cachedStripes, mask != 0 else { return }
+        stripes.invalidate(key, in: mask, into: &released)
+        lists[key]!.cachedStripes = 0
     }
 
     /// The keyed records that may duplicate a registration in `slot`, and the version of their
@@ -88,10 +119,13 @@ final class Registry: @unchecked Sendable {
     func insert(_ record: ListenerRecord, ifVersion expectedVersion: UInt64? = nil) -> (
         inserted: Bool, sweepDue: Bool
     ) {
-        lock.withLock {
+        var released: [ListenerList] = []
+        defer { withExtendedLifetime(released) {} }
+        return lock.withLock {
             if let expectedVersion, (lists[record.eventKey]?.version ?? 0) != expectedVersion {
                 return (false, false)
             }
+            invalidateCopies(of: record.eventKey, into: &released)
             mutations &+= 1
             if lists[record.eventKey] == nil { lists[record.eventKey] = ListenerList() }
             lists[record.eventKey]!.insert(record)
@@ -108,9 +142,11 @@ final class Registry: @unchecked Sendable {
     /// compares references only, and removal moves pointers without retaining or releasing the
     /// other records (unless a dispatch holds a snapshot, which then keeps the old array).
     func remove(_ record: ListenerRecord) {
+        var released: [ListenerList] = []
         let removed: ListenerRecord? = lock.withLock {
             let key = record.eventKey
             guard let index = lists[key]?.records.lastIndex(where: { $0 === record }) else { return nil }
+            invalidateCopies(of: key, into: &released)
             mutations &+= 1
             let removed = lists[key]!.records.remove(at: index)
             if lists[key]!.records.isEmpty {
@@ -123,7 +159,7 @@ final class Registry: @unchecked Sendable {
         }
         // Released only now, outside the lock: it may hold the last reference to a handler's
         // captures, whose deinitializers are user code.
-        withExtendedLifetime(removed) {}
+        withExtendedLifetime((removed, released)) {}
     }
 
     private func removeFromDuplicateIndex(_ record: ListenerRecord, _ slot: DuplicateSlot) {
@@ -145,12 +181,14 @@ final class Registry: @unchecked Sendable {
         withExtendedLifetime(removed) {}
     }
 
-    /// Replaces the list of `key` by its active records and returns the previous array, which
-    /// the caller must release after unlocking.
-    private func purgeLocked(_ key: EventKey) -> ContiguousArray<ListenerRecord>? {
+    /// Replaces the list of `key` by its active records and returns the previous array and the
+    /// dropped stripe copies, which the caller must release after unlocking.
+    private func purgeLocked(_ key: EventKey) -> (ContiguousArray<ListenerRecord>, [ListenerList])? {
         guard let records = lists[key]?.records else { return nil }
         let kept = ContiguousArray(records.lazy.filter { $0.isActive })
         guard kept.count != records.count else { return nil }
+        var released: [ListenerList] = []
+        invalidateCopies(of: key, into: &released)
         for record in records where !record.isActive {
             guard let slot = record.duplicateSlot else { continue }
             removeFromDuplicateIndex(record, slot)
@@ -161,7 +199,7 @@ final class Registry: @unchecked Sendable {
             mutations &+= 1
             lists[key] = ListenerList(records: kept, version: mutations)
         }
-        return records
+        return (records, released)
     }
 
     /// Retires every listener whose owner or sender is gone and reclaims it. Runs after enough
