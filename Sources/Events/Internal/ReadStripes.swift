@@ -32,7 +32,7 @@ final class ReadStripes: @unchecked Sendable {
     struct Stripe {
         // Unmanaged, so that reaching a stripe's lock does not retain and release the lock
         // object on every dispatch; the stripe owns one reference, released in `deinit`.
-        let lock: Unmanaged<Lock>
+        let lock: Unmanaged<SpinLock>
         let table: UnsafeMutablePointer<ListTable>
     }
 
@@ -51,7 +51,7 @@ final class ReadStripes: @unchecked Sendable {
         for index in 0..<count {
             let table = UnsafeMutablePointer<ListTable>.allocate(capacity: 1)
             table.initialize(to: ListTable())
-            (stripes + index).initialize(to: Stripe(lock: .passRetained(Lock(padded: true)), table: table))
+            (stripes + index).initialize(to: Stripe(lock: .passRetained(SpinLock()), table: table))
         }
     }
 
