@@ -44,7 +44,7 @@ extension EventCenter {
         let record = EventHandlerRecord<E>(
             eventKey: EventKey(E.self), priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
             sender: sender, body: handler)
-        return insert(record)
+        return register(record)
     }
 
     /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
@@ -304,13 +304,6 @@ extension EventCenter {
             sweepDue = registry.insert(record).sweepDue
         }
         if sweepDue { registry.sweep() }
-        return Subscription(record: record)
-    }
-
-    /// Inserts a record that can have no duplicate (no owner and key).
-    func insert(_ record: ListenerRecord) -> Subscription {
-        record.registry = registry
-        if registry.insert(record).sweepDue { registry.sweep() }
         return Subscription(record: record)
     }
 }

@@ -19,15 +19,8 @@ package final class Lock: @unchecked Sendable {
     // only touched through pthread calls, which are thread-safe by definition.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    /// - Parameter padded: Gives the mutex a 128-byte block of its own, so that locks used by
-    ///   different threads side by side never share a cache line.
-    package init(padded: Bool = false) {
-        if padded {
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
-            mutex = raw.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        } else {
-            mutex = .allocate(capacity: 1)
-        }
+    package init() {
+        mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")

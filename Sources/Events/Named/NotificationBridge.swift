@@ -303,7 +303,7 @@ extension EventCenter {
             guard let self else { return }
             crossing.perform { body(self, forwarding.notification) }
         }
-        let subscription = insert(record)
+        let subscription = register(record)
         let token = notificationCenter.addObserver(forName: notificationName, object: object, queue: nil) {
             [weak self] notification in
             _ = self?.deliver(NotificationForwarding(notification: notification), to: [record], from: nil)
