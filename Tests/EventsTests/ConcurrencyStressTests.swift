@@ -29,24 +29,33 @@ struct ConcurrencyStressTests {
         let churnViolations = Counter()
         let ownerViolations = Counter()
         let dispatchersDone = Counter()
+        let lastCancelledRound = Atomic<Int>(-1)
 
         runOnThreads(dispatchers + 2) { thread in
             switch thread {
             case 0..<dispatchers:
-                for n in 0..<dispatchesEach { delivered.increment(by: center.dispatch(Tick(n: n))) }
+                // Each event carries the last churn round whose cancel() had returned when this
+                // dispatch began.
+                for _ in 0..<dispatchesEach {
+                    let stamp = lastCancelledRound.load(ordering: .sequentiallyConsistent)
+                    delivered.increment(by: center.dispatch(Tick(n: stamp)))
+                }
                 dispatchersDone.increment()
             case dispatchers:
-                // Listen and cancel while events fly; after cancel returns, no further calls.
+                // Listen and cancel while events fly: no dispatch that begins after cancel()
+                // returned may call the cancelled listener (rule 7; a call already claimed on
+                // another thread may still finish).
+                var round = 0
                 while dispatchersDone.value < dispatchers {
-                    let calls = Counter()
-                    let subscription = center.listen(to: Tick.self) { _ in
-                        calls.increment()
+                    let thisRound = round
+                    let subscription = center.listen(to: Tick.self) { tick in
+                        if tick.n >= thisRound { churnViolations.increment() }
                         allHandlerCalls.increment()
                     }
+                    yieldThread()
                     subscription.cancel()
-                    let atCancel = calls.value
-                    for _ in 0..<3 { yieldThread() }
-                    if calls.value != atCancel { churnViolations.increment() }
+                    lastCancelledRound.store(thisRound, ordering: .sequentiallyConsistent)
+                    round += 1
                 }
             default:
                 // Owners that come and go: each owner's count is final once it deinitializes.
