@@ -172,9 +172,7 @@ public final class EventCenter: Sendable {
                 try listener.invoke(owner, event, senderInfo)
                 collector?.recordRun(nil, queued: false)
             } catch {
-                let failure = self.failure(of: listener, error)
-                reportFailure(failure)
-                collector?.recordRun(failure, queued: false)
+                reportThrown(error, by: listener, to: collector, queued: false)
             }
         } else {
             listener.route.deliver(listener, event, senderInfo, center: self, collector: collector)

@@ -117,9 +117,7 @@ extension EventCenter {
             try body(owner)
             collector?.recordRun(nil, queued: false)
         } catch {
-            let failure = self.failure(of: listener, error)
-            reportFailure(failure)
-            collector?.recordRun(failure, queued: false)
+            reportThrown(error, by: listener, to: collector, queued: false)
         }
     }
 
@@ -136,9 +134,7 @@ extension EventCenter {
             try body(owner.object)
             collector?.recordRun(nil, queued: true)
         } catch {
-            let failure = self.failure(of: listener, error)
-            reportFailure(failure)
-            collector?.recordRun(failure, queued: true)
+            reportThrown(error, by: listener, to: collector, queued: true)
         }
     }
 
@@ -155,9 +151,7 @@ extension EventCenter {
             try await body(owner.object)
             collector?.recordRun(nil, queued: true)
         } catch {
-            let failure = self.failure(of: listener, error)
-            reportFailure(failure)
-            collector?.recordRun(failure, queued: true)
+            reportThrown(error, by: listener, to: collector, queued: true)
         }
     }
 
@@ -170,6 +164,14 @@ extension EventCenter {
             return nil
         }
         return HeldOwner(object: owner)
+    }
+
+    /// Sends a handler's error to the error handler and, for an awaitable dispatch, to its report.
+    @usableFromInline
+    func reportThrown(_ error: any Error, by listener: ListenerRecord, to collector: ReportCollector?, queued: Bool) {
+        let failure = self.failure(of: listener, error)
+        reportFailure(failure)
+        collector?.recordRun(failure, queued: queued)
     }
 
     @usableFromInline
