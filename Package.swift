@@ -13,11 +13,14 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Events", targets: ["Events"]),
+        .library(name: "EventsRedis", targets: ["EventsRedis"]),
         .executable(name: "events-demo", targets: ["events-demo"]),
         .executable(name: "events-bench", targets: ["events-bench"]),
     ],
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
+        // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
+        .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
         .executableTarget(
             name: "events-demo", dependencies: ["Events"], resources: [.copy("Resources/movies.json")],
             swiftSettings: strictSettings),
@@ -28,6 +31,7 @@ let package = Package(
         .executableTarget(
             name: "events-bench", dependencies: ["Events", "EventsBenchSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
+        .testTarget(name: "EventsRedisTests", dependencies: ["EventsRedis"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
