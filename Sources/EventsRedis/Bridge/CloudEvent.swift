@@ -1,0 +1,171 @@
+import Foundation
+
+/// One event in the CloudEvents 1.0 JSON event format (structured mode): what the bridge puts
+/// on the wire and reads back.
+///
+/// Services written in other languages can publish and consume these messages with their own
+/// CloudEvents libraries. A message looks like this:
+///
+/// ```json
+/// {"specversion":"1.0","id":"5A0C3E1B-8F4D-4B7E-9C2A-1D6E0F3B2A91",
+///  "source":"shop/api-1","type":"com.example.shop.order-placed","subject":"Checkout",
+///  "time":"2026-11-30T08:15:02.125Z","datacontenttype":"application/json",
+///  "data":{"orderID":"A-1001","total":4200}}
+/// ```
+///
+/// Rules:
+/// - `specversion` must be `"1.0"`; `id`, `source` and `type` must be non-empty strings.
+/// - `source` + `id` identify an event: receivers use the pair to suppress duplicates.
+/// - `time`, when present, is an RFC 3339 timestamp.
+/// - The payload is the `data` member, any JSON value, or `data_base64` (not both); a message
+///   may carry no payload at all.
+/// - Other members (CloudEvents extension attributes) are accepted and ignored.
+public struct CloudEvent: Sendable, Hashable {
+    /// The only CloudEvents version this type reads and writes.
+    public static let specVersion = "1.0"
+
+    /// Unique per event within its `source`.
+    public var id: String
+    /// Identifies the publishing app and instance (a URI reference, such as `shop/api-1`).
+    public var source: String
+    /// The event's stable wire name: ``RemoteEvent/wireName`` or an ``EventName``'s string.
+    public var type: String
+    /// A description of the object that dispatched the event, when there was one.
+    public var subject: String?
+    /// When the event was published.
+    public var time: Date?
+    /// The media type of ``data``; the bridge always writes `application/json`.
+    public var dataContentType: String?
+    /// The payload's bytes: JSON text for a `data` member, decoded bytes for `data_base64`.
+    public var data: [UInt8]?
+
+    /// Creates an event from its attributes.
+    public init(
+        id: String, source: String, type: String, subject: String? = nil, time: Date? = nil,
+        dataContentType: String? = "application/json", data: [UInt8]? = nil
+    ) {
+        self.id = id
+        self.source = source
+        self.type = type
+        self.subject = subject
+        self.time = time
+        self.dataContentType = dataContentType
+        self.data = data
+    }
+
+    /// Reads an event from its JSON encoding; throws when the bytes are not a valid CloudEvent.
+    public init(json: [UInt8]) throws(CloudEventError) {
+        var scanner = JSONScanner(json)
+        let members: [(name: String, value: JSONScanner.Value)]
+        do {
+            members = try scanner.objectMembers()
+        } catch {
+            throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
+        }
+
+        var strings: [String: String] = [:]
+        var rawData: Range<Int>?
+        var dataIsJSONString: String?
+        for (name, value) in members {
+            switch (name, value) {
+            case ("data", .raw(let range, _)):
+                rawData = range
+            case ("data", .string(let text)):
+                dataIsJSONString = text
+            case (_, .string(let text)):
+                strings[name] = text
+            case (_, .raw(_, let isNull)):
+                // Attributes are strings; a null optional attribute counts as absent.
+                if Self.stringAttributes.contains(name) && !isNull {
+                    throw CloudEventError("attribute \"\(name)\" must be a string")
+                }
+            }
+        }
+
+        guard let version = strings["specversion"] else { throw CloudEventError("missing \"specversion\"") }
+        guard version == Self.specVersion else {
+            throw CloudEventError("unsupported specversion \"\(version)\" (expected \"1.0\")")
+        }
+        func required(_ name: String) throws(CloudEventError) -> String {
+            guard let value = strings[name], !value.isEmpty else {
+                throw CloudEventError("missing or empty \"\(name)\"")
+            }
+            return value
+        }
+        id = try required("id")
+        source = try required("source")
+        type = try required("type")
+        subject = strings["subject"]
+        if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
+        dataContentType = strings["datacontenttype"]
+        if let timestamp = strings["time"] {
+            guard let date = RFC3339.date(from: timestamp) else {
+                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(timestamp)")
+            }
+            time = date
+        } else {
+            time = nil
+        }
+
+        let base64 = strings["data_base64"]
+        guard base64 == nil || (rawData == nil && dataIsJSONString == nil) else {
+            throw CloudEventError("both \"data\" and \"data_base64\" are present")
+        }
+        if let base64 {
+            guard let decoded = Data(base64Encoded: base64) else {
+                throw CloudEventError("\"data_base64\" is not valid base64")
+            }
+            data = Array(decoded)
+        } else if let range = rawData {
+            data = Array(json[range])
+        } else if let text = dataIsJSONString {
+            // A JSON string payload: keep it as JSON text so it decodes like any other value.
+            var encoded: [UInt8] = []
+            appendJSONString(text, to: &encoded)
+            data = encoded
+        } else {
+            data = nil
+        }
+    }
+
+    /// The event in the CloudEvents JSON format. `data` is written as a JSON value, so it must
+    /// hold JSON text (which is what the bridge puts there).
+    public func jsonBytes() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(160 + id.utf8.count + source.utf8.count + type.utf8.count + (data?.count ?? 0))
+        output.append(contentsOf: #"{"specversion":"1.0","id":"#.utf8)
+        appendJSONString(id, to: &output)
+        append(",\"source\":", source, to: &output)
+        append(",\"type\":", type, to: &output)
+        if let subject { append(",\"subject\":", subject, to: &output) }
+        if let time { append(",\"time\":", RFC3339.string(from: time), to: &output) }
+        if let dataContentType { append(",\"datacontenttype\":", dataContentType, to: &output) }
+        if let data {
+            output.append(contentsOf: #","data":"#.utf8)
+            output.append(contentsOf: data)
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    private func append(_ prefix: StaticString, _ value: String, to output: inout [UInt8]) {
+        prefix.withUTF8Buffer { output.append(contentsOf: $0) }
+        appendJSONString(value, to: &output)
+    }
+
+    private static let stringAttributes: Set<String> = [
+        "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "dataschema", "data_base64",
+    ]
+}
+
+/// Why bytes are not a valid CloudEvent.
+public struct CloudEventError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in words.
+    public let reason: String
+
+    init(_ reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { "invalid CloudEvent: \(reason)" }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// RFC 3339 timestamps for the CloudEvents `time` attribute.
+///
+/// Written by hand because `ISO8601DateFormatter` is neither `Sendable` nor cheap, and the
+/// bridge formats one timestamp per published event. Output is always UTC with milliseconds
+/// (`2026-11-30T08:15:02.125Z`); input accepts any RFC 3339 date-time: optional fraction of any
+/// length, `Z` or a numeric offset, and lowercase `t`/`z`.
+enum RFC3339 {
+    static func string(from date: Date) -> String {
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int(totalMilliseconds - floorDivide(totalMilliseconds, 1000) * 1000)
+        let seconds = floorDivide(totalMilliseconds, 1000)
+        let days = floorDivide(seconds, 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civilDate(fromDays: days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
+    }
+
+    /// The date a timestamp names, or `nil` when it is not an RFC 3339 date-time.
+    static func date(from text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        var index = 0
+
+        func number(_ digits: Int) -> Int? {
+            guard index + digits <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + digits] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            index += digits
+            return value
+        }
+        func skip(_ allowed: String) -> Bool {
+            guard index < bytes.count, allowed.utf8.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+
+        guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
+            skip("Tt "), let hour = number(2), skip(":"), let minute = number(2), skip(":"),
+            let second = number(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day), hour < 24,
+            minute < 60, second <= 60
+        else { return nil }
+
+        var fraction = 0.0
+        if skip(".") {
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                fraction += Double(bytes[index] - UInt8(ascii: "0")) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+
+        var offsetSeconds = 0
+        if skip("Zz") {
+            offsetSeconds = 0
+        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+            guard let offsetHours = number(2), skip(":"), let offsetMinutes = number(2), offsetHours < 24,
+                offsetMinutes < 60
+            else { return nil }
+            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, days since 1970-01-01)
+
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let monthIndex = Int64(month > 2 ? month - 3 : month + 9)
+        let dayOfYear = (153 * monthIndex + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civilDate(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = floorDivide(shifted, 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    private static func daysInMonth(_ month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

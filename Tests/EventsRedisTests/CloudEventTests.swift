@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@testable import EventsRedis
+
+@Suite("CloudEvents wire format")
+struct CloudEventTests {
+    let sample = CloudEvent(
+        id: "42", source: "shop/api-1", type: "com.example.shop.order-placed", subject: "Checkout",
+        time: Date(timeIntervalSince1970: 1_796_026_502.125), data: Array(#"{"orderID":"A-1","total":7}"#.utf8))
+
+    @Test("An event is written in the structured JSON format with every attribute")
+    func writesStructuredJSON() throws {
+        let text = String(decoding: sample.jsonBytes(), as: UTF8.self)
+        #expect(
+            text
+                == #"{"specversion":"1.0","id":"42","source":"shop/api-1","type":"com.example.shop.order-placed","subject":"Checkout","time":"2026-11-30T08:15:02.125Z","datacontenttype":"application/json","data":{"orderID":"A-1","total":7}}"#
+        )
+        // Any JSON parser reads it.
+        let object = try #require(JSONSerialization.jsonObject(with: Data(sample.jsonBytes())) as? [String: Any])
+        #expect(object["specversion"] as? String == "1.0")
+        #expect((object["data"] as? [String: Any])?["total"] as? Int == 7)
+    }
+
+    @Test("Reading back what was written gives the same event")
+    func roundTrips() throws {
+        #expect(try CloudEvent(json: sample.jsonBytes()) == sample)
+        var bare = CloudEvent(id: "x", source: "s", type: "t", dataContentType: nil)
+        bare.data = nil
+        #expect(try CloudEvent(json: bare.jsonBytes()) == bare)
+    }
+
+    @Test("Strings with quotes, control characters and non-ASCII text survive the round trip")
+    func escapesStrings() throws {
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} é 🎉 /"
+        let event = CloudEvent(id: tricky, source: "s", type: tricky, subject: tricky)
+        let decoded = try CloudEvent(json: event.jsonBytes())
+        #expect(decoded.id == tricky && decoded.type == tricky && decoded.subject == tricky)
+        #expect(!event.jsonBytes().contains(0x07), "control characters are escaped")
+    }
+
+    @Test("A message from another CloudEvents library is read: whitespace, escapes, extensions, data_base64")
+    func readsForeignMessages() throws {
+        let foreign = """
+            {
+              "specversion" : "1.0", "type": "com.example.ping", "source": "urn:svc:\\u00e9",
+              "id": "A\\/1", "time": "2026-11-30T09:15:02.5+01:00", "traceparent": "00-abc",
+              "priority": 3, "data_base64": "eyJuIjoxfQ=="
+            }
+            """
+        let event = try CloudEvent(json: Array(foreign.utf8))
+        #expect(event.source == "urn:svc:é")
+        #expect(event.id == "A/1")
+        #expect(event.time == Date(timeIntervalSince1970: 1_796_026_502.5))
+        #expect(event.data == Array(#"{"n":1}"#.utf8))
+        #expect(event.dataContentType == nil)
+    }
+
+    @Test("A JSON string as data is kept as JSON text")
+    func stringData() throws {
+        let event = try CloudEvent(
+            json: Array(#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"hi \"you\""}"#.utf8))
+        #expect(event.data.map { String(decoding: $0, as: UTF8.self) } == #""hi \"you\"""#)
+    }
+
+    @Test(
+        "Invalid messages are rejected with a reason",
+        arguments: [
+            ("", "not a JSON object"),
+            ("[1,2]", "not a JSON object"),
+            (#"{"specversion":"1.0","id":"1","source":"s","type":"t"} x"#, "after the object"),
+            (#"{"id":"1","source":"s","type":"t"}"#, "specversion"),
+            (#"{"specversion":"0.3","id":"1","source":"s","type":"t"}"#, "unsupported specversion"),
+            (#"{"specversion":"1.0","source":"s","type":"t"}"#, "\"id\""),
+            (#"{"specversion":"1.0","id":"","source":"s","type":"t"}"#, "\"id\""),
+            (#"{"specversion":"1.0","id":"1","type":"t"}"#, "\"source\""),
+            (#"{"specversion":"1.0","id":"1","source":"s"}"#, "\"type\""),
+            (#"{"specversion":"1.0","id":7,"source":"s","type":"t"}"#, "must be a string"),
+            (#"{"specversion":"1.0","id":"1","id":"2","source":"s","type":"t"}"#, "appears twice"),
+            (#"{"specversion":"1.0","id":"1","source":"s","type":"t","time":"yesterday"}"#, "RFC 3339"),
+            (#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":1,"data_base64":"AA=="}"#, "both"),
+            (#"{"specversion":"1.0","id":"1","source":"s","type":"t","data_base64":"%%%"}"#, "base64"),
+            (#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":{"a":[1,2}}"#, "not a JSON object"),
+            (#"{"specversion":"1.0","id":"\ud800","source":"s","type":"t"}"#, "surrogate"),
+        ])
+    func rejectsInvalid(json: String, reasonFragment: String) {
+        #expect {
+            try CloudEvent(json: Array(json.utf8))
+        } throws: { error in
+            guard let error = error as? CloudEventError else { return false }
+            return error.reason.contains(reasonFragment)
+        }
+    }
+
+    @Test("Random and mutated bytes never crash the reader: each is an event or a CloudEventError")
+    func fuzz() {
+        var generator = SplitMix64(seed: 0x5EED)
+        let valid = sample.jsonBytes()
+        var accepted = 0
+        for round in 0..<5_000 {
+            var bytes = valid
+            if round % 5 == 0 {
+                bytes = (0..<Int.random(in: 0..<64, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+            } else {
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let position = Int.random(in: 0..<bytes.count, using: &generator)
+                    switch Int.random(in: 0..<3, using: &generator) {
+                    case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                    case 1: bytes.remove(at: position)
+                    default: bytes.insert(Array("{}[]\",:\\0e-".utf8).randomElement(using: &generator)!, at: position)
+                    }
+                    if bytes.isEmpty { break }
+                }
+            }
+            do {
+                _ = try CloudEvent(json: bytes)
+                accepted += 1
+            } catch {
+                // A typed error is the expected outcome for most mutations.
+            }
+        }
+        #expect(accepted < 5_000, "most mutations are invalid")
+    }
+}
+
+@Suite("RFC 3339 timestamps")
+struct RFC3339Tests {
+    @Test("Formatting writes UTC with milliseconds, before and after 1970")
+    func formats() {
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 951_782_400.25)) == "2000-02-29T00:00:00.250Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: -1.5)) == "1969-12-31T23:59:58.500Z")
+    }
+
+    @Test("Parsing accepts offsets, fractions and lowercase separators")
+    func parses() {
+        #expect(RFC3339.date(from: "1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))
+        #expect(RFC3339.date(from: "1970-01-01t01:00:00.5+01:00") == Date(timeIntervalSince1970: 0.5))
+        #expect(RFC3339.date(from: "1969-12-31T19:00:00-05:00z") == nil)
+        #expect(RFC3339.date(from: "1969-12-31T19:00:00-05:00") == Date(timeIntervalSince1970: 0))
+        #expect(RFC3339.date(from: "2023-02-29T00:00:00Z") == nil, "not a leap year")
+        #expect(RFC3339.date(from: "2024-02-29T00:00:00Z") != nil)
+        #expect(RFC3339.date(from: "2024-13-01T00:00:00Z") == nil)
+        #expect(RFC3339.date(from: "2024-01-01T00:00:00") == nil, "an offset is required")
+        #expect(RFC3339.date(from: "2024-01-01T00:00:00.Z") == nil)
+    }
+
+    @Test(
+        "Format then parse is the identity at millisecond precision",
+        arguments: [0.0, 1.001, 1_796_026_502.125, -86_400.999])
+    func roundTrips(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(RFC3339.date(from: RFC3339.string(from: date)) == date)
+    }
+}
+
+/// A small deterministic generator so fuzz runs are repeatable.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
