@@ -42,8 +42,8 @@ extension EventCenter {
             ) { _, event, _ in try handler(event) }
         }
         let record = EventHandlerRecord<E>(
-            eventKey: EventKey(E.self), priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
-            sender: sender, body: handler)
+            registry: registry, once: once, callSite: callSite,
+            details: .make(eventKey: nil, priority: priority, key: nil, owner: nil, sender: sender), body: handler)
         return register(record)
     }
 
@@ -246,15 +246,19 @@ extension EventCenter {
         route: (any AsyncRoute<E>)?
     ) -> Subscription {
         precondition((handler == nil) != (route == nil), "a listener has a handler or a route")
+        // Only named listeners need a sequence: their lists are merged with the list of every
+        // name. A typed key is implied by the record's class.
+        let isTyped = eventKey == EventKey(E.self)
+        let details = ListenerDetails.make(
+            eventKey: isTyped ? nil : eventKey, sequence: isTyped ? 0 : nextSequence(), priority: priority, key: key,
+            owner: owner, sender: sender)
         let record: ListenerRecord
         if let route {
-            record = RoutedRecord<E>(
-                eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
-                key: key, owner: owner, sender: sender, route: route)
+            record = RoutedRecord<E>(registry: registry, once: once, callSite: callSite, details: details, route: route)
         } else {
             record = HandlerRecord<E>(
-                eventKey: eventKey, priority: priority, sequence: nextSequence(), once: once, callSite: callSite,
-                key: key, owner: owner, sender: sender, handler: handler.unsafelyUnwrapped)
+                registry: registry, once: once, callSite: callSite, details: details,
+                handler: handler.unsafelyUnwrapped)
         }
         return register(record)
     }
@@ -274,19 +278,16 @@ extension EventCenter {
             }
         }
         let record = OwnerHandlerRecord<E, Owner>(
-            priority: priority, sequence: nextSequence(), once: once, callSite: callSite, key: key, owner: owner,
-            sender: sender, body: body)
+            registry: registry, once: once, callSite: callSite, owner: owner,
+            details: .make(eventKey: nil, priority: priority, key: key, owner: nil, sender: sender), body: body)
         return register(record)
     }
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
     func register(_ record: ListenerRecord) -> Subscription {
-        record.registry = registry
-        let owner = record.owner
-        let key = record.key
-        let sender = record.sender
         var sweepDue = false
-        if let owner, let key, let slot = record.duplicateSlot {
+        if let slot = record.duplicateSlot, let key = record.key, let owner = record.owner {
+            let sender = record.sender
             // Optimistic: compare candidates outside the lock (key `==` is user code), then
             // insert only if the list did not change meanwhile; otherwise look again.
             while true {

@@ -86,6 +86,12 @@ public final class EventCenter: Sendable {
     /// Creates an empty center, independent of ``default``.
     public init() {}
 
+    deinit {
+        // Records keep their registry (so that `cancel()` reaches it without a weak reference):
+        // emptying it here breaks the cycle through its lists.
+        registry.removeAll()
+    }
+
     func nextSequence() -> UInt64 {
         sequence.wrappingAdd(1, ordering: .relaxed).newValue
     }
@@ -152,7 +158,7 @@ public final class EventCenter: Sendable {
         _ event: E, to listener: TypedListenerRecord<E>, from sender: AnyObject?, _ senderInfo: Sender?,
         _ collector: ReportCollector?
     ) -> DeliveryOutcome {
-        if listener.senderID != nil {
+        if listener.traits.contains(.filtersSender) {
             guard let expected = listener.sender else {
                 return DeliveryOutcome(delivered: false, needsPurge: listener.retire(.senderGone))
             }
@@ -160,7 +166,7 @@ public final class EventCenter: Sendable {
         }
         // Held strongly until the handler returns, so the owner cannot vanish mid-call.
         var owner: AnyObject? = nil
-        if listener.ownerID != nil {
+        if listener.isOwnerBound {
             guard let alive = listener.owner else {
                 return DeliveryOutcome(delivered: false, needsPurge: listener.retire(.ownerGone))
             }
