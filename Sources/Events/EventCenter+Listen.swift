@@ -24,6 +24,10 @@ extension EventCenter {
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
+    // Inlinable so that the record's class, generic over `E`, is instantiated where `E` is known:
+    // otherwise every call looks its metadata up in the runtime's generic cache, which the
+    // benchmark measured at a tenth of a listen + cancel.
+    @inlinable
     public func listen<E: Event>(
         to type: E.Type,
         on delivery: Delivery = .postingThread,
@@ -35,16 +39,26 @@ extension EventCenter {
         _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
-        guard case .postingThread = delivery.kind else {
-            return register(
-                type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-                delivery: delivery.kind
-            ) { _, event, _ in try handler(event) }
+        guard delivery.isPostingThread else {
+            return listen(
+                type, in: delivery, sender: sender, priority: priority, once: once, callSite: callSite, handler)
         }
         let record = EventHandlerRecord<E>(
             registry: registry, once: once, callSite: callSite,
-            details: .make(eventKey: nil, priority: priority, key: nil, owner: nil, sender: sender), body: handler)
+            details: .make(priority: priority, sender: sender), body: handler)
         return register(record)
+    }
+
+    /// The closure form of `listen` for a listener in another context.
+    @usableFromInline
+    func listen<E: Event>(
+        _ type: E.Type, in delivery: Delivery, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
+    ) -> Subscription {
+        register(
+            type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
+            delivery: delivery.kind
+        ) { _, event, _ in try handler(event) }
     }
 
     /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
@@ -284,6 +298,7 @@ extension EventCenter {
     }
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
+    @usableFromInline
     func register(_ record: ListenerRecord) -> Subscription {
         var sweepDue = false
         if let slot = record.duplicateSlot, let key = record.key, let owner = record.owner {

@@ -85,6 +85,12 @@ final class ListenerDetails: @unchecked Sendable {
         return ListenerDetails(
             eventKey: eventKey, sequence: sequence, priority: priority, key: key, owner: owner, sender: sender)
     }
+
+    /// The details of a typed closure listener, which has no key and no owner.
+    @usableFromInline
+    static func make(priority: Priority, sender: AnyObject?) -> ListenerDetails? {
+        make(eventKey: nil, priority: priority, key: nil, owner: nil, sender: sender)
+    }
 }
 
 /// One registration: everything dispatch, removal and diagnostics need to know about a listener.
@@ -295,9 +301,11 @@ final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable 
 
 /// A posting-thread listener whose handler takes the event alone (the most common form): it
 /// stores the user's closure as is, with no wrapper closure around it.
+@usableFromInline
 final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
     let body: @Sendable (E) throws -> Void
 
+    @usableFromInline
     init(
         registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?,
         body: @escaping @Sendable (E) throws -> Void
