@@ -58,6 +58,8 @@ struct ListTable {
         return Int(truncatingIfNeeded: mixed >> UInt(UInt.bitWidth - slots.count.trailingZeroBitCount))
     }
 
+    // Inlined into dispatch's stripe lookup, which calls it on every dispatch.
+    @inline(__always)
     private func index(of id: ObjectIdentifier) -> Int? {
         let mask = slots.count - 1
         var index = home(of: id)

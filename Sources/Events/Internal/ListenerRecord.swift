@@ -25,14 +25,19 @@ struct ListenerTraits: OptionSet, Sendable {
         self.rawValue = rawValue
     }
 
+    // Computed rather than stored `static let`s: a stored one is a lazily initialized global,
+    // reached through an accessor and `swift_once` on every dispatch.
+
     /// Ends after its first event.
-    @usableFromInline static let once = ListenerTraits(rawValue: 1 << 0)
+    @inlinable static var once: ListenerTraits { ListenerTraits(rawValue: 1 << 0) }
     /// The handler runs in another context, reached through the record's route.
-    @usableFromInline static let routed = ListenerTraits(rawValue: 1 << 1)
+    @inlinable static var routed: ListenerTraits { ListenerTraits(rawValue: 1 << 1) }
     /// Bound to an owner (held weakly): never called after the owner is gone.
-    @usableFromInline static let ownerBound = ListenerTraits(rawValue: 1 << 2)
+    @inlinable static var ownerBound: ListenerTraits { ListenerTraits(rawValue: 1 << 2) }
     /// Registered with `from: sender`: hears only events dispatched from that object.
-    @usableFromInline static let filtersSender = ListenerTraits(rawValue: 1 << 3)
+    @inlinable static var filtersSender: ListenerTraits { ListenerTraits(rawValue: 1 << 3) }
+    /// An `EventHandlerRecord`, whose handler takes the event alone: dispatch calls it directly.
+    @inlinable static var eventOnly: ListenerTraits { ListenerTraits(rawValue: 1 << 4) }
 }
 
 /// The parts of a registration that most listeners do not have: a key, an owner or a sender
@@ -108,6 +113,8 @@ class ListenerRecord: @unchecked Sendable {
     // Why @unchecked is safe: every stored property is a `let` of a Sendable type or an
     // `Atomic`; the class is non-final only so that `TypedListenerRecord` can add its typed
     // handler, itself a `let` of a `@Sendable` closure.
+    //
+    // What dispatch calls is `final`, so that it inlines into the caller's specialized loop.
 
     let callSite: CallSite
     @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
@@ -120,10 +127,10 @@ class ListenerRecord: @unchecked Sendable {
     @usableFromInline let details: ListenerDetails?
 
     init(
-        registry: Registry, once: Bool, isRouted: Bool, ownsOwner: Bool = false, callSite: CallSite,
-        details: ListenerDetails?
+        registry: Registry, once: Bool, isRouted: Bool, ownsOwner: Bool = false, eventOnly: Bool = false,
+        callSite: CallSite, details: ListenerDetails?
     ) {
-        var traits: ListenerTraits = []
+        var traits: ListenerTraits = eventOnly ? .eventOnly : []
         if once { traits.insert(.once) }
         if isRouted { traits.insert(.routed) }
         if ownsOwner || details?.ownerID != nil { traits.insert(.ownerBound) }
@@ -134,10 +141,10 @@ class ListenerRecord: @unchecked Sendable {
         self.details = details
     }
 
-    @inlinable var once: Bool { traits.contains(.once) }
+    @inlinable final var once: Bool { traits.contains(.once) }
     /// Whether the handler runs in another context, reached through the record's route.
-    @inlinable var isRouted: Bool { traits.contains(.routed) }
-    @inlinable var isOwnerBound: Bool { traits.contains(.ownerBound) }
+    @inlinable final var isRouted: Bool { traits.contains(.routed) }
+    @inlinable final var isOwnerBound: Bool { traits.contains(.ownerBound) }
 
     var priority: Priority { details?.priority ?? .default }
     /// Ties in priority run in ascending sequence (named listeners; typed ones keep list order).
@@ -152,7 +159,7 @@ class ListenerRecord: @unchecked Sendable {
     @usableFromInline var owner: (any AnyObject & Sendable)? { details?.owner }
     /// The sender filter (only with `.filtersSender`).
     var senderID: ObjectIdentifier? { details?.senderID }
-    @inlinable var sender: AnyObject? { details?.sender }
+    @inlinable final var sender: AnyObject? { details?.sender }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock.
@@ -180,12 +187,12 @@ class ListenerRecord: @unchecked Sendable {
         ListenerState(rawValue: rawState.load(ordering: .acquiring)) ?? .cancelled
     }
 
-    @inlinable var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
+    @inlinable final var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
 
     /// Moves an active listener to `reason`. Returns false when it had already stopped, so that
     /// exactly one caller performs the follow-up work (purging it from the registry).
     @discardableResult @usableFromInline
-    func retire(_ reason: ListenerState) -> Bool {
+    final func retire(_ reason: ListenerState) -> Bool {
         let retired = rawState.compareExchange(
             expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
         ).exchanged
@@ -210,7 +217,7 @@ class ListenerRecord: @unchecked Sendable {
     /// succeeds is called; `cancel()` linearizes against it, so after `cancel()` returns no
     /// claim can succeed. A `once` listener's claim consumes it, so only one thread ever wins.
     @inlinable
-    func claim() -> Bool {
+    final func claim() -> Bool {
         if once { return retire(.consumed) }
         return isActive
     }
@@ -303,7 +310,7 @@ final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable 
 /// stores the user's closure as is, with no wrapper closure around it.
 @usableFromInline
 final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
-    let body: @Sendable (E) throws -> Void
+    @usableFromInline let body: @Sendable (E) throws -> Void
 
     @usableFromInline
     init(
@@ -311,7 +318,8 @@ final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sen
         body: @escaping @Sendable (E) throws -> Void
     ) {
         self.body = body
-        super.init(registry: registry, once: once, isRouted: false, callSite: callSite, details: details)
+        super.init(
+            registry: registry, once: once, isRouted: false, eventOnly: true, callSite: callSite, details: details)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
