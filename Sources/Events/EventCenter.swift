@@ -45,7 +45,7 @@ struct DeliveryOutcome {
 /// 4. An owner-bound listener is never called after its owner deinitializes, and is removed
 ///    without anyone calling `remove` (`listenerCount(for:)` drops at once; the memory is
 ///    reclaimed on the next dispatch of that event, or by a sweep that runs after a number of
-///    registrations proportional to the live listeners).
+///    owner-bound or sender-filtered registrations proportional to the live listeners).
 /// 5. A `once` listener receives at most one event, even when several threads dispatch at the
 ///    same moment.
 /// 6. A handler may dispatch (nested events are delivered immediately, depth-first), listen,
