@@ -8,6 +8,7 @@ public struct CallSite: Sendable, Hashable, CustomStringConvertible {
     private let file: StaticText
     private let lineNumber: UInt32
 
+    @usableFromInline
     init(fileID: StaticString, line: UInt) {
         self.file = StaticText(fileID)
         self.lineNumber = UInt32(clamping: line)

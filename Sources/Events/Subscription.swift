@@ -41,13 +41,13 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     }
 
     deinit {
-        if record.ownerID == nil { cancel() }
+        if !record.isOwnerBound { cancel() }
     }
 
     /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
     public func cancel() {
         if record.retire(.cancelled) {
-            record.registry?.remove(record)
+            record.registry.remove(record)
             record.didCancel()
         }
     }

@@ -61,6 +61,44 @@ struct OwnerLifetimeTests {
         #expect(center.listenerCount(for: Tick.self) == 200)
     }
 
+    @Test func deinitializedCenterReleasesItsListenersHandlers() {
+        // Records keep their registry strongly (for cancel); the center's deinit must still
+        // release every listener it holds, and a later cancel must do nothing.
+        let captureDeinits = Counter()
+        let owner = Probe()
+        var center: EventCenter? = EventCenter()
+        var kept: Subscription?
+        do {
+            let captured = Probe { captureDeinits.increment() }
+            center!.listen(to: Tick.self, owner: owner) { _, _ in _ = captured.name }
+            center!.listen(to: Tock.self, owner: owner, key: "k") { _, _ in _ = captured.name }
+            kept = center!.listen(to: Tick.self) { _ in _ = captured.name }
+            center!.dispatch(Tick(n: 1))  // fills a read stripe, which must be emptied too
+        }
+        center = nil
+        #expect(captureDeinits.value == 0, "the kept subscription still holds its handler")
+        kept!.cancel()
+        kept = nil
+        #expect(captureDeinits.value == 1, "no leak: every record and handler is gone")
+    }
+
+    @Test func sweepStillRunsWhenOnlySenderFilteredListenersAreRegistered() {
+        let center = EventCenter()
+        for _ in 0..<50 {
+            let owner = Probe()
+            center.listen(to: Tock.self, owner: owner) { _, _ in }
+        }
+        // Closure listeners cannot die unnoticed and do not count towards the sweep ...
+        var subscriptions: [Subscription] = []
+        for _ in 0..<200 { subscriptions.append(center.listen(to: Tick.self) { _ in }) }
+        #expect(storedRecords(center, Tock.self) == 50, "not yet noticed")
+        // ... listeners with a sender do.
+        let sender = Probe()
+        for _ in 0..<300 { subscriptions.append(center.listen(to: Tick.self, from: sender) { _ in }) }
+        #expect(storedRecords(center, Tock.self) == 0)
+        #expect(center.listenerCount(for: Tick.self) == 500)
+    }
+
     @Test func droppingAnOwnerBoundSubscriptionDoesNotEndTheListener() {
         let center = EventCenter()
         let owner = Probe()

@@ -106,7 +106,7 @@ extension EventCenter {
         // The dispatch loop checked the owner a moment ago; load it again to hold it strongly
         // for the call.
         var owner: AnyObject? = nil
-        if listener.ownerID != nil {
+        if listener.isOwnerBound {
             guard let alive = listener.owner else {
                 collector?.recordSkip(queued: false)
                 return
@@ -158,7 +158,7 @@ extension EventCenter {
     /// Whether a queued delivery may run now, and the owner to hold during it. Nil means skip.
     private func ownerForQueuedDelivery(_ listener: ListenerRecord) -> HeldOwner? {
         guard listener.acceptsQueuedDelivery else { return nil }
-        guard listener.ownerID != nil else { return HeldOwner(object: nil) }
+        guard listener.isOwnerBound else { return HeldOwner(object: nil) }
         guard let owner = listener.owner else {
             if listener.retire(.ownerGone) { registry.purge(listener.eventKey) }
             return nil

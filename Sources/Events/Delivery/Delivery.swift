@@ -29,6 +29,12 @@ public struct Delivery: Sendable {
 
     let kind: Kind
 
+    /// Whether handlers run on the dispatching thread.
+    @usableFromInline var isPostingThread: Bool {
+        guard case .postingThread = kind else { return false }
+        return true
+    }
+
     /// Synchronously on the thread that dispatches, before `dispatch` returns (the default).
     public static let postingThread = Delivery(kind: .postingThread)
     /// On a serial background queue owned by the center, shared by all its background listeners.

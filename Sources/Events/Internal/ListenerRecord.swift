@@ -15,59 +15,151 @@ enum ListenerState: UInt8, Sendable {
     case senderGone
 }
 
-/// One registration: everything dispatch, removal and diagnostics need to know about a listener.
-///
-/// The handler lives in the generic subclass ``TypedListenerRecord``; the registry stores the
-/// base class so that lists of any event type share one representation, and dispatch, which
-/// knows the event type from the list's key, downcasts without a dynamic check.
+/// What kind of listener a record is, in one byte read by every delivery.
 @usableFromInline
-class ListenerRecord: @unchecked Sendable {
-    // Why @unchecked is safe: every stored property is a `let` of a Sendable type, an `Atomic`,
-    // or a weak reference whose loads are atomic (the non-Sendable `sender` is only compared by
-    // identity, never used); the class is non-final only so that
-    // `TypedListenerRecord` can add its typed handler, itself a `let` of a `@Sendable` closure.
+struct ListenerTraits: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
 
-    // Field order keeps the record small: the one-byte fields sit in the padding after the
-    // 17-byte event key.
-    let eventKey: EventKey
-    @usableFromInline let once: Bool
-    /// Whether the handler runs in another context, reached through the record's route.
-    @usableFromInline let isRouted: Bool
-    @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
-    let priority: Priority
-    /// Ties in priority run in ascending sequence: registration order.
+    @inlinable
+    init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    // Computed rather than stored `static let`s: a stored one is a lazily initialized global,
+    // reached through an accessor and `swift_once` on every dispatch.
+
+    /// Ends after its first event.
+    @inlinable static var once: ListenerTraits { ListenerTraits(rawValue: 1 << 0) }
+    /// The handler runs in another context, reached through the record's route.
+    @inlinable static var routed: ListenerTraits { ListenerTraits(rawValue: 1 << 1) }
+    /// Bound to an owner (held weakly): never called after the owner is gone.
+    @inlinable static var ownerBound: ListenerTraits { ListenerTraits(rawValue: 1 << 2) }
+    /// Registered with `from: sender`: hears only events dispatched from that object.
+    @inlinable static var filtersSender: ListenerTraits { ListenerTraits(rawValue: 1 << 3) }
+    /// An `EventHandlerRecord`, whose handler takes the event alone: dispatch calls it directly.
+    @inlinable static var eventOnly: ListenerTraits { ListenerTraits(rawValue: 1 << 4) }
+}
+
+/// The parts of a registration that most listeners do not have: a key, an owner or a sender
+/// (held weakly), a priority other than the default, or a named event key. A record points to
+/// one only when it needs one, so that the common closure listener pays 8 bytes for all of them.
+@usableFromInline
+final class ListenerDetails: @unchecked Sendable {
+    // Why @unchecked is safe: every stored property is a `let` of a Sendable type or a weak
+    // reference whose loads are atomic; the non-Sendable `sender` is only compared by identity,
+    // never used.
+
+    /// The key of a named listener (a name, or every name); nil for a typed listener, whose key
+    /// follows from its class.
+    let eventKey: EventKey?
+    /// Registration order of a named listener, to merge the lists of a name and of every name;
+    /// 0 for typed listeners, whose list order alone is registration order.
     let sequence: UInt64
-    let callSite: CallSite
+    let priority: Priority
     let key: ListenerKey?
-
     /// Set for owner-bound listeners; compared without touching the owner.
-    @usableFromInline let ownerID: ObjectIdentifier?
+    let ownerID: ObjectIdentifier?
     @usableFromInline weak let owner: (any AnyObject & Sendable)?
     /// Set when the listener was registered with `from: sender`; the object is held weakly and
     /// only compared by identity, never used.
-    @usableFromInline let senderID: ObjectIdentifier?
+    let senderID: ObjectIdentifier?
     @usableFromInline weak let sender: AnyObject?
-    /// The registry the record is inserted in, for `cancel()`. Written once by the center just
-    /// before insertion (before the record is published through the registry's lock and before
-    /// its subscription is handed out), never written again.
-    weak var registry: Registry?
 
-    init(
-        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, isRouted: Bool,
-        callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?
+    private init(
+        eventKey: EventKey?, sequence: UInt64, priority: Priority, key: ListenerKey?,
+        owner: (any AnyObject & Sendable)?, sender: AnyObject?
     ) {
         self.eventKey = eventKey
-        self.priority = priority
         self.sequence = sequence
-        self.once = once
-        self.isRouted = isRouted
-        self.callSite = callSite
+        self.priority = priority
         self.key = key
         self.ownerID = owner.map { ObjectIdentifier($0) }
         self.owner = owner
         self.senderID = sender.map { ObjectIdentifier($0) }
         self.sender = sender
     }
+
+    /// The details of a registration, or nil when it has none (a typed listener with the
+    /// default priority, no key, no owner, no sender). `owner` is the owner kept here, not one
+    /// that the record keeps itself.
+    static func make(
+        eventKey: EventKey?, sequence: UInt64 = 0, priority: Priority, key: ListenerKey?,
+        owner: (any AnyObject & Sendable)?, sender: AnyObject?
+    ) -> ListenerDetails? {
+        if eventKey == nil, priority == .default, key == nil, owner == nil, sender == nil { return nil }
+        return ListenerDetails(
+            eventKey: eventKey, sequence: sequence, priority: priority, key: key, owner: owner, sender: sender)
+    }
+
+    /// The details of a typed closure listener, which has no key and no owner.
+    @usableFromInline
+    static func make(priority: Priority, sender: AnyObject?) -> ListenerDetails? {
+        make(eventKey: nil, priority: priority, key: nil, owner: nil, sender: sender)
+    }
+}
+
+/// One registration: everything dispatch, removal and diagnostics need to know about a listener.
+///
+/// The handler lives in the generic subclass ``TypedListenerRecord``; the registry stores the
+/// base class so that lists of any event type share one representation, and dispatch, which
+/// knows the event type from the list's key, downcasts without a dynamic check.
+///
+/// A record is small, because every registration keeps one alive: the call site, one byte of
+/// state, one of traits, the registry and the optional details, 56 bytes with the object
+/// header (72 with a closure, an 80-byte heap block). The event key of a typed listener follows
+/// from its class; everything rare sits in ``ListenerDetails``.
+@usableFromInline
+class ListenerRecord: @unchecked Sendable {
+    // Why @unchecked is safe: every stored property is a `let` of a Sendable type or an
+    // `Atomic`; the class is non-final only so that `TypedListenerRecord` can add its typed
+    // handler, itself a `let` of a `@Sendable` closure.
+    //
+    // What dispatch calls is `final`, so that it inlines into the caller's specialized loop.
+
+    let callSite: CallSite
+    @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
+    @usableFromInline let traits: ListenerTraits
+    /// The registry the record goes into, for `cancel()`. Strong: a registry holds no
+    /// reference back to its center, and the center empties it when it deinitializes, which
+    /// breaks the cycle through the lists (a weak reference cost several atomic operations on
+    /// every registration and cancel).
+    let registry: Registry
+    @usableFromInline let details: ListenerDetails?
+
+    init(
+        registry: Registry, once: Bool, isRouted: Bool, ownsOwner: Bool = false, eventOnly: Bool = false,
+        callSite: CallSite, details: ListenerDetails?
+    ) {
+        var traits: ListenerTraits = eventOnly ? .eventOnly : []
+        if once { traits.insert(.once) }
+        if isRouted { traits.insert(.routed) }
+        if ownsOwner || details?.ownerID != nil { traits.insert(.ownerBound) }
+        if details?.senderID != nil { traits.insert(.filtersSender) }
+        self.traits = traits
+        self.registry = registry
+        self.callSite = callSite
+        self.details = details
+    }
+
+    @inlinable final var once: Bool { traits.contains(.once) }
+    /// Whether the handler runs in another context, reached through the record's route.
+    @inlinable final var isRouted: Bool { traits.contains(.routed) }
+    @inlinable final var isOwnerBound: Bool { traits.contains(.ownerBound) }
+
+    var priority: Priority { details?.priority ?? .default }
+    /// Ties in priority run in ascending sequence (named listeners; typed ones keep list order).
+    var sequence: UInt64 { details?.sequence ?? 0 }
+    var key: ListenerKey? { details?.key }
+    var eventKey: EventKey { details?.eventKey ?? typedEventKey }
+    /// The key of the record's event type; known to the typed subclass.
+    var typedEventKey: EventKey { preconditionFailure("every record is a TypedListenerRecord") }
+
+    /// The owner of an owner-bound listener; overridden by records that keep it themselves.
+    @usableFromInline var ownerID: ObjectIdentifier? { details?.ownerID }
+    @usableFromInline var owner: (any AnyObject & Sendable)? { details?.owner }
+    /// The sender filter (only with `.filtersSender`).
+    var senderID: ObjectIdentifier? { details?.senderID }
+    @inlinable final var sender: AnyObject? { details?.sender }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock.
@@ -87,7 +179,7 @@ class ListenerRecord: @unchecked Sendable {
 
     /// The slot of a keyed owner-bound registration in the registry's duplicate index.
     var duplicateSlot: DuplicateSlot? {
-        guard let key, let ownerID else { return nil }
+        guard let key = details?.key, let ownerID else { return nil }
         return DuplicateSlot(eventKey: eventKey, ownerID: ownerID, senderID: senderID, keyHash: key.hash)
     }
 
@@ -95,12 +187,12 @@ class ListenerRecord: @unchecked Sendable {
         ListenerState(rawValue: rawState.load(ordering: .acquiring)) ?? .cancelled
     }
 
-    @inlinable var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
+    @inlinable final var isActive: Bool { rawState.load(ordering: .acquiring) == ListenerState.active.rawValue }
 
     /// Moves an active listener to `reason`. Returns false when it had already stopped, so that
     /// exactly one caller performs the follow-up work (purging it from the registry).
     @discardableResult @usableFromInline
-    func retire(_ reason: ListenerState) -> Bool {
+    final func retire(_ reason: ListenerState) -> Bool {
         let retired = rawState.compareExchange(
             expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
         ).exchanged
@@ -125,7 +217,7 @@ class ListenerRecord: @unchecked Sendable {
     /// succeeds is called; `cancel()` linearizes against it, so after `cancel()` returns no
     /// claim can succeed. A `once` listener's claim consumes it, so only one thread ever wins.
     @inlinable
-    func claim() -> Bool {
+    final func claim() -> Bool {
         if once { return retire(.consumed) }
         return isActive
     }
@@ -136,11 +228,11 @@ class ListenerRecord: @unchecked Sendable {
     /// Retires the listener when it finds the owner or sender gone.
     func checkLiveness() -> Bool {
         guard isActive else { return false }
-        if ownerID != nil, owner == nil {
+        if isOwnerBound, owner == nil {
             retire(.ownerGone)
             return false
         }
-        if senderID != nil, sender == nil {
+        if traits.contains(.filtersSender), sender == nil {
             retire(.senderGone)
             return false
         }
@@ -168,17 +260,8 @@ class ListenerRecord: @unchecked Sendable {
 /// queue), reached through their route. Keeping each shape in its own class keeps records small.
 @usableFromInline
 class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
-    override init(
-        eventKey: EventKey = EventKey(E.self), priority: Priority, sequence: UInt64, once: Bool,
-        isRouted: Bool = false, callSite: CallSite, key: ListenerKey?, owner: (any AnyObject & Sendable)?,
-        sender: AnyObject?
-    ) {
-        super.init(
-            eventKey: eventKey, priority: priority, sequence: sequence, once: once, isRouted: isRouted,
-            callSite: callSite, key: key, owner: owner, sender: sender)
-    }
-
     override var eventType: Any.Type { E.self }
+    override var typedEventKey: EventKey { EventKey(E.self) }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.
@@ -197,14 +280,11 @@ final class HandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable
     let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
 
     init(
-        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
-        key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?,
+        registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?,
         handler: @escaping @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
     ) {
         self.handler = handler
-        super.init(
-            eventKey: eventKey, priority: priority, sequence: sequence, once: once, callSite: callSite, key: key,
-            owner: owner, sender: sender)
+        super.init(registry: registry, once: once, isRouted: false, callSite: callSite, details: details)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
@@ -217,13 +297,10 @@ final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable 
     let storedRoute: any AsyncRoute<E>
 
     init(
-        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
-        key: ListenerKey?, owner: (any AnyObject & Sendable)?, sender: AnyObject?, route: any AsyncRoute<E>
+        registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?, route: any AsyncRoute<E>
     ) {
         self.storedRoute = route
-        super.init(
-            eventKey: eventKey, priority: priority, sequence: sequence, once: once, isRouted: true,
-            callSite: callSite, key: key, owner: owner, sender: sender)
+        super.init(registry: registry, once: once, isRouted: true, callSite: callSite, details: details)
     }
 
     override var route: any AsyncRoute<E> { storedRoute }
@@ -231,17 +308,18 @@ final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable 
 
 /// A posting-thread listener whose handler takes the event alone (the most common form): it
 /// stores the user's closure as is, with no wrapper closure around it.
+@usableFromInline
 final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
-    let body: @Sendable (E) throws -> Void
+    @usableFromInline let body: @Sendable (E) throws -> Void
 
+    @usableFromInline
     init(
-        eventKey: EventKey, priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite,
-        sender: AnyObject?, body: @escaping @Sendable (E) throws -> Void
+        registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?,
+        body: @escaping @Sendable (E) throws -> Void
     ) {
         self.body = body
         super.init(
-            eventKey: eventKey, priority: priority, sequence: sequence, once: once, callSite: callSite, key: nil,
-            owner: nil, sender: sender)
+            registry: registry, once: once, isRouted: false, eventOnly: true, callSite: callSite, details: details)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
@@ -251,18 +329,27 @@ final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sen
 
 /// A posting-thread listener bound to an owner: it keeps the user's closure with the owner's
 /// real type, so a call needs no wrapper closure and no cast beyond an unchecked downcast.
+///
+/// It keeps its owner itself rather than in its details, so that the usual owner-bound
+/// registration (no key, no sender, default priority) needs no details object.
 final class OwnerHandlerRecord<E: Event, Owner: AnyObject & Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     let body: @Sendable (Owner, E, Sender?) throws -> Void
+    private let storedOwnerID: ObjectIdentifier
+    private weak let storedOwner: Owner?
 
     init(
-        priority: Priority, sequence: UInt64, once: Bool, callSite: CallSite, key: ListenerKey?, owner: Owner,
-        sender: AnyObject?, body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
+        registry: Registry, once: Bool, callSite: CallSite, owner: Owner, details: ListenerDetails?,
+        body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) {
         self.body = body
+        self.storedOwnerID = ObjectIdentifier(owner)
+        self.storedOwner = owner
         super.init(
-            eventKey: EventKey(E.self), priority: priority, sequence: sequence, once: once, callSite: callSite,
-            key: key, owner: owner, sender: sender)
+            registry: registry, once: once, isRouted: false, ownsOwner: true, callSite: callSite, details: details)
     }
+
+    override var ownerID: ObjectIdentifier? { storedOwnerID }
+    override var owner: (any AnyObject & Sendable)? { storedOwner }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {
         // The dispatch loop passes the owner it loaded for this record: an `Owner`.

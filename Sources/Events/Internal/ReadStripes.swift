@@ -39,6 +39,9 @@ final class ReadStripes: @unchecked Sendable {
     private let stripes: UnsafeMutablePointer<Stripe>
     let count: Int
     private let mask: Int
+    /// The process-wide key of the per-thread stripe number, copied here: reading a global
+    /// `let` goes through `swift_once` on every dispatch.
+    private let threadKey = stripeKey.key
 
     init() {
         // Enough stripes that concurrently dispatching threads rarely share one, bounded so that
@@ -67,7 +70,7 @@ final class ReadStripes: @unchecked Sendable {
 
     /// The stripe of the calling thread.
     @inline(__always)
-    var currentIndex: Int { threadStripeNumber() & mask }
+    var currentIndex: Int { threadStripeNumber(threadKey) & mask }
 
     /// The cached list of `key` on stripe `index`, or nil when it is not cached.
     @inline(__always)
@@ -105,12 +108,12 @@ final class ReadStripes: @unchecked Sendable {
 /// A small number per thread, assigned round robin on first use and kept in thread-local
 /// storage, so that concurrently running threads land on different stripes.
 @inline(__always)
-private func threadStripeNumber() -> Int {
-    if let value = pthread_getspecific(stripeKey.key) {
+private func threadStripeNumber(_ key: pthread_key_t) -> Int {
+    if let value = pthread_getspecific(key) {
         return Int(bitPattern: value) &- 1
     }
     let number = stripeCounter.next()
-    pthread_setspecific(stripeKey.key, UnsafeRawPointer(bitPattern: number &+ 1))
+    pthread_setspecific(key, UnsafeRawPointer(bitPattern: number &+ 1))
     return number
 }
 

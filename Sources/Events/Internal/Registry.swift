@@ -6,18 +6,26 @@ struct ListenerList {
     /// The read stripes that cache a copy of this list (bit i: stripe i), to invalidate on change.
     var cachedStripes: UInt32 = 0
 
-    /// Inserts keeping the order: higher priority first, ties by ascending sequence.
+    /// Inserts keeping the order: higher priority first, ties in registration order (by
+    /// ascending sequence for named listeners; typed listeners all have sequence 0, so a new one
+    /// goes after every listener of its priority).
     mutating func insert(_ record: ListenerRecord) {
+        let priority = record.priority
+        let sequence = record.sequence
+        func runsBefore(_ other: ListenerRecord) -> Bool {
+            other.priority > priority || (other.priority == priority && other.sequence <= sequence)
+        }
+        // Usually the new listener runs last: append without searching.
+        guard let last = records.last, !runsBefore(last) else {
+            records.append(record)
+            return
+        }
         // Binary search for the first element that must run after `record`.
         var low = 0
         var high = records.count
         while low < high {
             let mid = (low + high) / 2
-            let other = records[mid]
-            let runsBefore =
-                other.priority > record.priority
-                || (other.priority == record.priority && other.sequence < record.sequence)
-            if runsBefore { low = mid + 1 } else { high = mid }
+            if runsBefore(records[mid]) { low = mid + 1 } else { high = mid }
         }
         records.insert(record, at: low)
     }
@@ -95,9 +103,14 @@ final class Registry: @unchecked Sendable {
 
     /// Drops the stripes' copies of `key`'s list; call with the lock held, before changing it.
     private func invalidateCopies(of key: EventKey, into released: inout [ListenerList]) {
-        guard let mask = lists[key]?.cachedStripes, mask != 0 else { return }
+        modifyList(key) { invalidateCopies(of: key, in: &$0, into: &released) }
+    }
+
+    /// Drops the stripes' copies of `list`, the list of `key`, which the caller is changing.
+    private func invalidateCopies(of key: EventKey, in list: inout ListenerList?, into released: inout [ListenerList]) {
+        guard let mask = list?.cachedStripes, mask != 0 else { return }
         stripes.invalidate(key, in: mask, into: &released)
-        lists[key]!.cachedStripes = 0
+        list!.cachedStripes = 0
     }
 
     /// The keyed records that may duplicate a registration in `slot`, and the version of their
@@ -119,23 +132,38 @@ final class Registry: @unchecked Sendable {
     func insert(_ record: ListenerRecord, ifVersion expectedVersion: UInt64? = nil) -> (
         inserted: Bool, sweepDue: Bool
     ) {
+        // Worked out before locking: none of it needs the lock.
+        let key = record.eventKey
+        let isKeyed = record.key != nil
+        // Only a listener with an owner or a sender can end without anyone telling the registry,
+        // so only those registrations count towards the sweep that reclaims such listeners.
+        let mortal = record.isOwnerBound || record.traits.contains(.filtersSender)
         var released: [ListenerList] = []
         defer { withExtendedLifetime(released) {} }
         return lock.withLock {
-            if let expectedVersion, (lists[record.eventKey]?.version ?? 0) != expectedVersion {
-                return (false, false)
+            let version = mutations &+ 1
+            // One table lookup for the whole change.
+            let inserted = modifyList(key) { list in
+                if let expectedVersion, (list?.version ?? 0) != expectedVersion { return false }
+                invalidateCopies(of: key, in: &list, into: &released)
+                if list == nil { list = ListenerList() }
+                list!.insert(record)
+                list!.version = version
+                return true
             }
-            invalidateCopies(of: record.eventKey, into: &released)
-            mutations &+= 1
-            if lists[record.eventKey] == nil { lists[record.eventKey] = ListenerList() }
-            lists[record.eventKey]!.insert(record)
-            lists[record.eventKey]!.version = mutations
-            if let slot = record.duplicateSlot {
-                duplicateIndex[slot, default: []].append(record)
-            }
+            guard inserted else { return (false, false) }
+            mutations = version
+            if isKeyed { addToDuplicateIndex(record) }
+            guard mortal else { return (true, false) }
             insertionsSinceSweep += 1
             return (true, insertionsSinceSweep > max(64, liveAtLastSweep))
         }
+    }
+
+    /// Gives `body` the list of `key` (nil when it has none) to read and change in place.
+    /// Call with the lock held.
+    private func modifyList<T>(_ key: EventKey, _ body: (inout ListenerList?) -> T) -> T {
+        listsStorage.pointee.modify(key, body)
     }
 
     /// Takes one retired record out of its list, in place: the path of `cancel()`. Finding it
@@ -143,18 +171,25 @@ final class Registry: @unchecked Sendable {
     /// other records (unless a dispatch holds a snapshot, which then keeps the old array).
     func remove(_ record: ListenerRecord) {
         var released: [ListenerList] = []
+        let key = record.eventKey
+        let isKeyed = record.key != nil
         let removed: ListenerRecord? = lock.withLock {
-            let key = record.eventKey
-            guard let index = lists[key]?.records.lastIndex(where: { $0 === record }) else { return nil }
-            invalidateCopies(of: key, into: &released)
-            mutations &+= 1
-            let removed = lists[key]!.records.remove(at: index)
-            if lists[key]!.records.isEmpty {
-                lists[key] = nil
-            } else {
-                lists[key]!.version = mutations
+            let version = mutations &+ 1
+            // One table lookup for the whole change.
+            let removed: ListenerRecord? = modifyList(key) { list in
+                guard let index = list?.records.lastIndex(where: { $0 === record }) else { return nil }
+                invalidateCopies(of: key, in: &list, into: &released)
+                let removed = list!.records.remove(at: index)
+                if list!.records.isEmpty {
+                    list = nil
+                } else {
+                    list!.version = version
+                }
+                return removed
             }
-            if let slot = record.duplicateSlot { removeFromDuplicateIndex(record, slot) }
+            guard removed != nil else { return nil }
+            mutations = version
+            if isKeyed { removeFromDuplicateIndex(record) }
             return removed
         }
         // Released only now, outside the lock: it may hold the last reference to a handler's
@@ -162,7 +197,15 @@ final class Registry: @unchecked Sendable {
         withExtendedLifetime((removed, released)) {}
     }
 
-    private func removeFromDuplicateIndex(_ record: ListenerRecord, _ slot: DuplicateSlot) {
+    /// Indexes a keyed owner-bound record; call with the lock held.
+    private func addToDuplicateIndex(_ record: ListenerRecord) {
+        guard let slot = record.duplicateSlot else { return }
+        duplicateIndex[slot, default: []].append(record)
+    }
+
+    /// Drops a keyed owner-bound record from the index; call with the lock held.
+    private func removeFromDuplicateIndex(_ record: ListenerRecord) {
+        guard let slot = record.duplicateSlot else { return }
         duplicateIndex[slot]?.removeAll { $0 === record }
         if duplicateIndex[slot]?.isEmpty == true { duplicateIndex[slot] = nil }
     }
@@ -189,9 +232,8 @@ final class Registry: @unchecked Sendable {
         guard kept.count != records.count else { return nil }
         var released: [ListenerList] = []
         invalidateCopies(of: key, into: &released)
-        for record in records where !record.isActive {
-            guard let slot = record.duplicateSlot else { continue }
-            removeFromDuplicateIndex(record, slot)
+        for record in records where !record.isActive && record.key != nil {
+            removeFromDuplicateIndex(record)
         }
         if kept.isEmpty {
             lists[key] = nil
@@ -200,6 +242,20 @@ final class Registry: @unchecked Sendable {
             lists[key] = ListenerList(records: kept, version: mutations)
         }
         return (records, released)
+    }
+
+    /// Empties the registry (its center is deinitializing), releasing the records after unlocking.
+    func removeAll() {
+        let removed = lock.withLock {
+            var released: [ListenerList] = []
+            for (key, _) in lists.all { invalidateCopies(of: key, into: &released) }
+            let lists = listsStorage.move()
+            listsStorage.initialize(to: ListTable())
+            let index = duplicateIndex
+            duplicateIndex = [:]
+            return (lists, index, released)
+        }
+        withExtendedLifetime(removed) {}
     }
 
     /// Retires every listener whose owner or sender is gone and reclaims it. Runs after enough

@@ -172,13 +172,11 @@ final class ForwardingRecord: TypedListenerRecord<NotificationForwarding>, @unch
     private var cancelled = false
 
     init(
-        priority: Priority, sequence: UInt64, callSite: CallSite,
+        registry: Registry, callSite: CallSite,
         handler: @escaping @Sendable (AnyObject?, NotificationForwarding, Sender?) throws -> Void
     ) {
         self.handler = handler
-        super.init(
-            priority: priority, sequence: sequence, once: false, callSite: callSite, key: nil, owner: nil,
-            sender: nil)
+        super.init(registry: registry, once: false, isRouted: false, callSite: callSite, details: nil)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: NotificationForwarding, _ sender: Sender?) throws {
@@ -298,7 +296,7 @@ extension EventCenter {
         // The record lives in the list of `NotificationForwarding`, an internal type nobody else
         // dispatches; only the observer below delivers to it.
         let record = ForwardingRecord(
-            priority: .default, sequence: nextSequence(), callSite: CallSite(fileID: file, line: line)
+            registry: registry, callSite: CallSite(fileID: file, line: line)
         ) { [weak self] _, forwarding, _ in
             guard let self else { return }
             crossing.perform { body(self, forwarding.notification) }
