@@ -112,11 +112,11 @@ struct RedisConnectionTests {
 
         var none = server.configuration
         none.password = nil
-        let anonymous = try RedisConnection.open(none)
         #expect {
-            try anonymous.command(["GET", "x"])
+            try RedisConnection.open(none)
         } throws: { error in
-            (error as? RedisError)?.serverErrorCode == "NOAUTH"
+            guard case .authenticationFailed(let message) = error as? RedisError else { return false }
+            return message.hasPrefix("NOAUTH")
         }
     }
 
@@ -191,7 +191,12 @@ struct RedisConnectionTests {
 
 @Suite("Redis connection against a misbehaving server", .timeLimit(.minutes(1)))
 struct RedisConnectionFaultTests {
-    private func reply(from server: FakeRedisServer, limits: RESPLimits = RESPLimits()) throws -> RedisError? {
+    /// The error a PING fails with, on a fake server that passes the connection handshake and
+    /// then answers with `reply`.
+    private func failure(
+        of reply: String, thenClose: Bool = false, limits: RESPLimits = RESPLimits()
+    ) throws -> RedisError? {
+        let server = try FakeRedisServer(replies: [Array("+PONG\r\n".utf8), Array(reply.utf8)], thenClose: thenClose)
         var configuration = RedisConfiguration(host: "127.0.0.1", port: server.port)
         configuration.limits = limits
         configuration.replyTimeout = .seconds(3)
@@ -208,27 +213,32 @@ struct RedisConnectionFaultTests {
 
     @Test("reports garbage as a protocol violation")
     func garbage() throws {
-        let server = try FakeRedisServer(reply: Array("?garbage\r\n".utf8), thenClose: false)
-        #expect(try reply(from: server) == .protocolViolation("unknown type byte '?'"))
+        #expect(try failure(of: "?garbage\r\n") == .protocolViolation("unknown type byte '?'"))
     }
 
     @Test("refuses a 10 GB bulk string from its header")
     func hugeBulkString() throws {
-        let server = try FakeRedisServer(reply: Array("$10000000000\r\nabc".utf8), thenClose: false)
-        #expect(try reply(from: server) == .frameTooLarge(limit: 64 << 20, declared: 10_000_000_000))
+        #expect(try failure(of: "$10000000000\r\nabc") == .frameTooLarge(limit: 64 << 20, declared: 10_000_000_000))
     }
 
     @Test("refuses an array over the configured count")
     func hugeArray() throws {
-        let server = try FakeRedisServer(reply: Array("*5000\r\n".utf8), thenClose: false)
-        #expect(
-            try reply(from: server, limits: RESPLimits(maxArrayCount: 100))
-                == .frameTooLarge(limit: 100, declared: 5000))
+        let limits = RESPLimits(maxArrayCount: 100)
+        #expect(try failure(of: "*5000\r\n", limits: limits) == .frameTooLarge(limit: 100, declared: 5000))
     }
 
     @Test("reports a connection closed in the middle of a reply")
     func closedMidReply() throws {
-        let server = try FakeRedisServer(reply: Array("$10\r\nabc".utf8), thenClose: true)
-        #expect(try reply(from: server) == .connectionClosed)
+        #expect(try failure(of: "$10\r\nabc", thenClose: true) == .connectionClosed)
+    }
+
+    @Test("reports garbage during the connection handshake")
+    func garbageInHandshake() throws {
+        let server = try FakeRedisServer(replies: [Array("+OK\r\n:x\r\n".utf8)], thenClose: false)
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: server.port)
+        configuration.password = "secret"
+        #expect(throws: RedisError.protocolViolation("invalid integer reply 'x'")) {
+            try RedisConnection.open(configuration)
+        }
     }
 }

@@ -37,12 +37,14 @@ package final class RedisConnection {
         readChunk.deallocate()
     }
 
-    /// Connects, then authenticates, selects the database and sets the client name as the
-    /// configuration asks, in one round trip.
+    /// Connects, then authenticates, selects the database, sets the client name as the
+    /// configuration asks and checks with `PING` that the server is ready, all in one round trip.
     ///
     /// Throws ``RedisError/connectFailed(host:port:reason:)`` or ``RedisError/timedOut(_:)``
     /// when no connection is made, ``RedisError/authenticationFailed(_:)`` when `AUTH` is
-    /// refused, and ``RedisError/server(_:)`` when `SELECT` or `CLIENT SETNAME` is refused.
+    /// refused or the server requires a password the configuration lacks, and
+    /// ``RedisError/server(_:)`` when `SELECT` or `CLIENT SETNAME` is refused or the server is
+    /// still loading its data (`LOADING`, worth retrying).
     package static func open(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
         let socket = try RedisSocket.connect(
             host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
@@ -72,23 +74,48 @@ package final class RedisConnection {
         if let name = configuration.clientName {
             commands.append(["CLIENT", "SETNAME", RedisArgument(name)])
         }
-        guard !commands.isEmpty else { return }
+        // A server still loading its data accepts connections but answers most commands with
+        // LOADING; PING reports that here, where a retry is safe, instead of on a user's command.
+        commands.append(["PING"])
         let replies = try pipeline(commands)
         for (index, reply) in replies.enumerated() {
             guard case .error(let message) = reply else { continue }
-            throw index == 0 && authenticates ? .authenticationFailed(message) : .server(message)
+            if index == 0 && authenticates { throw .authenticationFailed(message) }
+            if message.hasPrefix("NOAUTH") { throw .authenticationFailed(message) }
+            throw .server(message)
         }
     }
 
     /// Whether the connection can still be used.
     package var isOpen: Bool { socket.isOpen }
 
-    /// The socket's file descriptor while open, for ``RedisSocket/interrupt(descriptor:)``.
-    var descriptor: Int32? { socket.isOpen ? socket.descriptor : nil }
+    /// The socket's file descriptor until ``close()``, for
+    /// ``RedisSocket/interrupt(descriptor:)`` from another thread. It stays allocated after the
+    /// connection breaks, until `close()`, so it cannot be reused by another socket meanwhile.
+    var descriptor: Int32? { socket.descriptor >= 0 ? socket.descriptor : nil }
 
-    /// Closes the socket. Idempotent.
+    /// Closes the connection and releases its socket. Idempotent.
     package func close() {
         socket.close()
+    }
+
+    /// Marks the connection broken after a failure: the server sees it closed at once, but the
+    /// descriptor is released only by ``close()`` or deinit (see ``descriptor``).
+    private func fail() {
+        socket.shutDown()
+    }
+
+    /// Whether an idle connection still looks usable: no unread bytes and no hang-up from the
+    /// server. Checks without waiting; a connection that fails the check is marked broken.
+    /// Call before reusing a connection that sat idle, so that a server restart is noticed
+    /// before a command is written into a dead socket.
+    package func isUsableWhenIdle() -> Bool {
+        guard socket.isOpen else { return false }
+        if parser.bufferedByteCount > 0 || socket.hasInputOrHangUp() {
+            fail()
+            return false
+        }
+        return true
     }
 
     /// Encodes `commands` into one buffer and writes it in one go (pipelining). Does not read.
@@ -105,7 +132,7 @@ package final class RedisConnection {
             Result { () throws(RedisError) in try socket.write(bytes, until: deadline) }
         }
         if case .failure(let error) = outcome {
-            close()
+            fail()
             throw error
         }
     }
@@ -118,7 +145,7 @@ package final class RedisConnection {
     package func readReply(timeout: Duration? = nil) throws(RedisError) -> RESPValue {
         let deadline = ContinuousClock.now + (timeout ?? configuration.replyTimeout)
         guard let value = try nextReply(until: deadline) else {
-            close()
+            fail()
             throw .timedOut("reply")
         }
         return value
@@ -140,7 +167,7 @@ package final class RedisConnection {
                 parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
             }
         } catch {
-            close()
+            fail()
             throw error
         }
     }

@@ -56,6 +56,7 @@ extension RedisError {
     var isRetryable: Bool {
         switch self {
         case .connectFailed, .connectionClosed, .timedOut: true
+        case .server: serverErrorCode == "LOADING"  // the server is starting up
         default: false
         }
     }

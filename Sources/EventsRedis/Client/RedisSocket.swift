@@ -13,6 +13,7 @@
 /// ``interrupt(descriptor:)``, under the owner's own synchronization (see ``RedisClient``).
 final class RedisSocket {
     private(set) var descriptor: Int32
+    private var isBroken = false
 
     private init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -22,12 +23,32 @@ final class RedisSocket {
         close()
     }
 
-    var isOpen: Bool { descriptor >= 0 }
+    /// Whether the socket can still be read and written.
+    var isOpen: Bool { descriptor >= 0 && !isBroken }
 
+    /// Ends the TCP connection (the server sees it closed at once) but keeps the descriptor
+    /// allocated until ``close()``. Owners that publish the descriptor to other threads for
+    /// ``interrupt(descriptor:)`` rely on this: the number cannot be reused by another socket
+    /// until they have unpublished it and called `close()`.
+    func shutDown() {
+        guard descriptor >= 0, !isBroken else { return }
+        isBroken = true
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// Releases the descriptor. Idempotent.
     func close() {
         guard descriptor >= 0 else { return }
         _ = systemClose(descriptor)
         descriptor = -1
+    }
+
+    /// Whether the server closed the connection or sent bytes while none were expected; checks
+    /// without waiting.
+    func hasInputOrHangUp() -> Bool {
+        guard isOpen else { return true }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) != 0
     }
 
     /// Wakes a thread blocked in `poll()` on `descriptor` and makes its next read or write fail.
@@ -113,7 +134,7 @@ final class RedisSocket {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            guard descriptor >= 0 else { throw .connectionClosed }
+            guard isOpen else { throw .connectionClosed }
             let written = systemSend(descriptor, base + offset, bytes.count - offset)
             if written > 0 {
                 offset += written
@@ -132,7 +153,7 @@ final class RedisSocket {
         throws(RedisError) -> Int?
     {
         while true {
-            guard descriptor >= 0 else { throw .connectionClosed }
+            guard isOpen else { throw .connectionClosed }
             guard try wait(for: Int16(POLLIN), until: deadline) else { return nil }
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
             if count > 0 { return count }

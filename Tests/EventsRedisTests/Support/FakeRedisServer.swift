@@ -6,15 +6,15 @@ import Foundation
     import Darwin
 #endif
 
-/// A one-connection TCP server that plays a misbehaving Redis: it accepts one client, waits
-/// for its first request bytes, writes `reply` and then either closes the connection or holds
-/// it open until the fake server is dropped.
+/// A one-connection TCP server that plays a misbehaving Redis: it accepts one client, answers
+/// each of its requests (each read of request bytes) with the next of `replies`, and then
+/// either closes the connection or holds it open until the client hangs up.
 final class FakeRedisServer: Sendable {
     let port: Int
     private let listener: Int32
     private let finished = DispatchSemaphore(value: 0)
 
-    init(reply: [UInt8], thenClose: Bool) throws {
+    init(replies: [[UInt8]], thenClose: Bool) throws {
         let (listener, port) = try TestSocket.listen()
         self.listener = listener
         self.port = port
@@ -26,9 +26,11 @@ final class FakeRedisServer: Sendable {
             guard client >= 0 else { return }
             defer { TestSocket.closeDescriptor(client) }
             var request = [UInt8](repeating: 0, count: 4096)
-            guard TestSocket.waitReadable(client, milliseconds: 5_000) else { return }
-            _ = request.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            TestSocket.writeAll(client, reply)
+            for reply in replies {
+                guard TestSocket.waitReadable(client, milliseconds: 5_000) else { return }
+                _ = request.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                TestSocket.writeAll(client, reply)
+            }
             if !thenClose {
                 // Hold the connection open until the client hangs up (or 5 s pass).
                 _ = TestSocket.waitReadable(client, milliseconds: 5_000)

@@ -118,6 +118,11 @@ final class RedisServer {
     private func terminate(signal: Int32) {
         guard let process, process.isRunning else { return }
         sendSignal(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
@@ -134,7 +139,17 @@ final class RedisServer {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        // The child inherits the calling thread's signal mask, and the threads Swift concurrency
+        // and Dispatch run tests on block most signals: a server started from one would ignore
+        // SIGTERM. Unblock everything while spawning, then restore the mask.
+        var everything = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&everything)
+        pthread_sigmask(SIG_SETMASK, &everything, &saved)
+        do {
+            defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+            try process.run()
+        }
         self.process = process
         try waitUntilReady(process: process, port: port)
     }
