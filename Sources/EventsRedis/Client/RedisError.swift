@@ -17,7 +17,7 @@
 ///   ``RedisClient`` opens a new connection for the next command; it never resends a command
 ///   by itself, because not every Redis command is safe to run twice.
 /// - ``server(_:)`` leaves the connection usable: the server answered, with an error.
-public enum RedisError: Error, Sendable, Equatable {
+public enum RedisError: Error, Sendable, Hashable {
     /// No TCP connection could be made to `host:port` (refused, unreachable, unknown host).
     case connectFailed(host: String, port: Int, reason: String)
     /// The server closed the connection or it broke; replies in flight on it are lost.
