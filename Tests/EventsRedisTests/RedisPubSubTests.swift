@@ -117,7 +117,7 @@ struct RedisPubSubTests {
         let start = ContinuousClock.now
         subscriber.close()
         #expect(try await events.next() == nil)
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(5))  // without close the stream never ends
 
         var late = subscriber.messages(channels: ["a"]).makeAsyncIterator()
         await #expect(throws: RedisError.clientClosed) { try await late.next() }

@@ -83,7 +83,7 @@ public final class RedisClient: Sendable {
     @discardableResult
     public func send(_ arguments: [RedisArgument], timeout: Duration? = nil) async throws(RedisError) -> RESPValue {
         let deadline = connectDeadline(timeout)
-        let result = await withUnsafeContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             enqueue(
                 RedisClientRequest(
                     commands: [arguments], timeout: timeout, connectDeadline: deadline,
@@ -108,7 +108,7 @@ public final class RedisClient: Sendable {
     {
         guard !commands.isEmpty else { return [] }
         let deadline = connectDeadline(timeout)
-        let result = await withUnsafeContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             enqueue(
                 RedisClientRequest(
                     commands: commands, timeout: timeout, connectDeadline: deadline,
