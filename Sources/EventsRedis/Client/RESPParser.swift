@@ -1,0 +1,91 @@
+/// An incremental RESP2 parser: feed it bytes as they arrive, take complete values out.
+///
+/// ```swift
+/// var parser = RESPParser(limits: RESPLimits())
+/// parser.append(chunk)                       // any split: half a header, three replies, ...
+/// while let value = try parser.next() { handle(value) }
+/// ```
+///
+/// Design: bytes accumulate in one buffer with a read index; nothing is copied until a whole
+/// value is present. `next()` first *scans* the value in place (validating every header,
+/// length, limit and CRLF, skipping over bulk payloads by index) and only when the scan finds
+/// the value complete does it *build* the `RESPValue`. An incomplete array therefore costs a
+/// walk over its headers, never a half-built tree, and a declared bulk length over the limit
+/// fails before any allocation. The consumed prefix of the buffer is dropped when it is large
+/// or when the buffer has been read to the end, so memory stays proportional to the unread
+/// bytes.
+///
+/// Rules: malformed input throws a ``RedisError`` (`protocolViolation` or `frameTooLarge`) and
+/// never traps. After an error the stream position is lost: the parser keeps throwing that
+/// error, and its connection must be closed.
+struct RESPParser {
+    let limits: RESPLimits
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private var failure: RedisError?
+
+    init(limits: RESPLimits = RESPLimits()) {
+        self.limits = limits
+    }
+
+    /// How many bytes have been appended but not yet consumed as values.
+    var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Appends bytes received from the server.
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        compact()
+        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Appends bytes received from the server.
+    mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next complete value, or `nil` when more bytes are needed.
+    mutating func next() throws(RedisError) -> RESPValue? {
+        if let failure { throw failure }
+        guard readIndex < buffer.count else { return nil }
+        let start = readIndex
+        let limits = limits
+        let outcome: Result<(RESPValue, Int)?, RedisError> = buffer.withUnsafeBufferPointer { bytes in
+            let scanner = RESPScanner(bytes: bytes, limits: limits)
+            do throws(RedisError) {
+                guard let end = try scanner.scan(at: start, depth: 0) else { return .success(nil) }
+                var cursor = start
+                let value = scanner.build(at: &cursor)
+                return .success((value, end))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(.some((let value, let end))):
+            readIndex = end
+            return value
+        case .success(.none):
+            return nil
+        case .failure(let error):
+            failure = error
+            throw error
+        }
+    }
+
+    /// Drops the consumed prefix when that is cheap or worth it.
+    private mutating func compact() {
+        if readIndex == buffer.count {
+            guard readIndex > 0 else { return }
+            if buffer.capacity > 4 * 1024 * 1024 {
+                buffer = []  // a huge reply is gone: give its memory back
+            } else {
+                buffer.removeAll(keepingCapacity: true)
+            }
+            readIndex = 0
+        } else if readIndex >= 64 * 1024 && readIndex >= buffer.count / 2 {
+            buffer.removeSubrange(0..<readIndex)
+            readIndex = 0
+        }
+    }
+}

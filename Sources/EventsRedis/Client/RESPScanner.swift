@@ -1,0 +1,170 @@
+/// The two passes of ``RESPParser`` over a borrowed buffer: `scan` validates a value and finds
+/// where it ends, `build` turns a value `scan` accepted into a ``RESPValue``.
+struct RESPScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let limits: RESPLimits
+
+    private static let cr: UInt8 = 13
+    private static let lf: UInt8 = 10
+    /// Longest accepted header line (`$`, `*` or `:` and a 64-bit decimal number).
+    private static let maxNumberLineLength = 32
+
+    /// Validates the value starting at `index` and returns the index just past it, or `nil`
+    /// when the buffer ends before the value does.
+    func scan(at index: Int, depth: Int) throws(RedisError) -> Int? {
+        guard index < bytes.count else { return nil }
+        let contentStart = index + 1
+        switch bytes[index] {
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard let line = try line(from: contentStart, maxLength: limits.maxBulkBytes) else { return nil }
+            return line.next
+        case UInt8(ascii: ":"):
+            guard let line = try line(from: contentStart, maxLength: Self.maxNumberLineLength) else { return nil }
+            guard integer(from: contentStart, to: line.end) != nil else {
+                throw .protocolViolation("invalid integer reply '\(text(from: contentStart, to: line.end))'")
+            }
+            return line.next
+        case UInt8(ascii: "$"):
+            guard let line = try line(from: contentStart, maxLength: Self.maxNumberLineLength) else { return nil }
+            let length = try self.length(from: contentStart, to: line.end, kind: "bulk string")
+            if length < 0 { return line.next }
+            guard length <= limits.maxBulkBytes else {
+                throw .frameTooLarge(limit: limits.maxBulkBytes, declared: length)
+            }
+            // Compared as a difference so that a huge declared length cannot overflow.
+            guard length <= bytes.count - line.next - 2 else { return nil }
+            let payloadEnd = line.next + length
+            guard bytes[payloadEnd] == Self.cr, bytes[payloadEnd + 1] == Self.lf else {
+                throw .protocolViolation("bulk string of \(length) bytes not followed by CRLF")
+            }
+            return payloadEnd + 2
+        case UInt8(ascii: "*"):
+            guard let line = try line(from: contentStart, maxLength: Self.maxNumberLineLength) else { return nil }
+            let count = try self.length(from: contentStart, to: line.end, kind: "array")
+            if count < 0 { return line.next }
+            guard count <= limits.maxArrayCount else {
+                throw .frameTooLarge(limit: limits.maxArrayCount, declared: count)
+            }
+            // `depth` counts the arrays around this one: a top-level array is at depth 0.
+            guard depth < limits.effectiveMaxNesting else {
+                throw .protocolViolation("arrays nested deeper than \(limits.effectiveMaxNesting) levels")
+            }
+            var cursor = line.next
+            for _ in 0..<count {
+                guard let next = try scan(at: cursor, depth: depth + 1) else { return nil }
+                cursor = next
+            }
+            return cursor
+        default:
+            throw .protocolViolation("unknown type byte \(Self.describe(bytes[index]))")
+        }
+    }
+
+    /// Builds the value starting at `index` and moves `index` past it. Call only at a position
+    /// where `scan` returned an end: the structure is then known to be complete and valid.
+    func build(at index: inout Int) -> RESPValue {
+        let type = bytes[index]
+        let contentStart = index + 1
+        // `scan` guaranteed that a CRLF-terminated line starts here.
+        let lineEnd = lineEndIndex(from: contentStart)
+        index = lineEnd + 2
+        switch type {
+        case UInt8(ascii: "+"):
+            return .simpleString(text(from: contentStart, to: lineEnd))
+        case UInt8(ascii: "-"):
+            return .error(text(from: contentStart, to: lineEnd))
+        case UInt8(ascii: ":"):
+            return .integer(integer(from: contentStart, to: lineEnd) ?? 0)
+        case UInt8(ascii: "$"):
+            let length = integer(from: contentStart, to: lineEnd) ?? -1
+            if length < 0 { return .null }
+            let payload = Array(UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]))
+            index += length + 2
+            return .bulkString(payload)
+        default:  // "*"
+            let count = integer(from: contentStart, to: lineEnd) ?? -1
+            if count < 0 { return .null }
+            var elements: [RESPValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count {
+                elements.append(build(at: &index))
+            }
+            return .array(elements)
+        }
+    }
+
+    /// Finds the CRLF ending the line that starts at `start`: returns the index of its CR and
+    /// the index after its LF, or `nil` when the buffer ends first.
+    private func line(from start: Int, maxLength: Int) throws(RedisError) -> (end: Int, next: Int)? {
+        var index = start
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte == Self.cr {
+                guard index + 1 < count else { return nil }
+                guard bytes[index + 1] == Self.lf else {
+                    throw .protocolViolation("CR not followed by LF at the end of a line")
+                }
+                return (index, index + 2)
+            }
+            if byte == Self.lf {
+                throw .protocolViolation("LF without CR at the end of a line")
+            }
+            index += 1
+            if index - start > maxLength {
+                throw .protocolViolation("line longer than \(maxLength) bytes without CRLF")
+            }
+        }
+        return nil
+    }
+
+    private func lineEndIndex(from start: Int) -> Int {
+        var index = start
+        while index < bytes.count && bytes[index] != Self.cr { index += 1 }
+        return index
+    }
+
+    /// A bulk string length or array count: -1 (null) or a non-negative number.
+    private func length(from start: Int, to end: Int, kind: String) throws(RedisError) -> Int {
+        guard let value = integer(from: start, to: end) else {
+            throw .protocolViolation("invalid \(kind) length '\(text(from: start, to: end))'")
+        }
+        guard value >= -1 else {
+            throw .protocolViolation("negative \(kind) length \(value)")
+        }
+        return value
+    }
+
+    /// Parses an optionally signed decimal integer that fills `start..<end` exactly; `nil` when
+    /// the text is empty, holds anything else, or overflows `Int`.
+    private func integer(from start: Int, to end: Int) -> Int? {
+        var index = start
+        var negative = false
+        if index < end && (bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+")) {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        guard index < end else { return nil }
+        var value = 0
+        while index < end {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) =
+                negative
+                ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
+        return value
+    }
+
+    private func text(from start: Int, to end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16)
+    }
+}

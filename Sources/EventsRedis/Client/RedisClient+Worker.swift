@@ -1,0 +1,152 @@
+import Dispatch
+
+extension RedisClient {
+    /// What only the client's queue touches: the connection and a spare request buffer.
+    final class Worker: @unchecked Sendable {
+        // Safe to share: every property is read and written only by blocks running on the
+        // client's serial `queue` (and by the client's deinit, when no block can be running),
+        // so no two threads ever access them at the same time.
+        var connection: RedisConnection?
+        var batch: [RedisClientRequest] = []
+    }
+
+    /// Runs on `queue`: takes the pending requests in batches until none are left.
+    func drain() {
+        while true {
+            let hasWork: Bool = state.withLock { state in
+                guard !state.pending.isEmpty else {
+                    state.isDraining = false
+                    return false
+                }
+                // Swap buffers so that neither side allocates in the steady state.
+                swap(&state.pending, &worker.batch)
+                return true
+            }
+            guard hasWork else { return }
+            run(&worker.batch)
+            worker.batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes the batch's commands in one go, then completes each request as its replies
+    /// arrive.
+    private func run(_ batch: inout [RedisClientRequest]) {
+        guard let connection = connection(for: &batch), !batch.isEmpty else { return }
+        let commands = batch.count == 1 ? batch[0].commands : batch.flatMap(\.commands)
+        do throws(RedisError) {
+            try connection.send(commands)
+        } catch {
+            let failure = mapped(error)
+            releaseConnection()
+            for request in batch { request.fail(failure) }
+            return
+        }
+        for (index, request) in batch.enumerated() {
+            var replies: [RESPValue] = []
+            replies.reserveCapacity(request.commands.count)
+            do throws(RedisError) {
+                for _ in request.commands {
+                    replies.append(try connection.readReply(timeout: request.timeout))
+                }
+            } catch {
+                releaseConnection()
+                request.fail(mapped(error))
+                // The replies of the requests behind it were lost with the connection.
+                let behind = mapped(.connectionClosed)
+                for later in batch[(index + 1)...] { later.fail(behind) }
+                return
+            }
+            request.succeed(replies)
+        }
+    }
+
+    /// The open connection, opened now if needed. Requests whose connect deadline passes while
+    /// opening are failed and removed from `batch`; `nil` when none is left to serve.
+    private func connection(for batch: inout [RedisClientRequest]) -> RedisConnection? {
+        if let connection = worker.connection {
+            if connection.isUsableWhenIdle() { return connection }
+            releaseConnection()
+        }
+        do throws(RedisError) {
+            let connection = try RedisConnection.openRetrying(
+                configuration, sleeper: sleeper, isCancelled: { state.withLock { $0.isClosed } },
+                shouldRetry: { error, delay in
+                    // Give up on the requests that cannot wait for the next attempt.
+                    let retryAt = ContinuousClock.now + delay
+                    batch.removeAll { request in
+                        guard request.connectDeadline <= retryAt else { return false }
+                        request.fail(error)
+                        return true
+                    }
+                    return !batch.isEmpty
+                })
+            let published: Bool = state.withLock { state in
+                guard !state.isClosed else { return false }
+                state.descriptor = connection.descriptor
+                return true
+            }
+            guard published else {
+                connection.close()
+                for request in batch { request.fail(.clientClosed) }
+                return nil
+            }
+            worker.connection = connection
+            return connection
+        } catch {
+            for request in batch { request.fail(mapped(error)) }
+            return nil
+        }
+    }
+
+    /// Runs on `queue`: unpublishes the connection's descriptor, then closes it.
+    func releaseConnection() {
+        guard let connection = worker.connection else { return }
+        state.withLock { $0.descriptor = nil }
+        connection.close()
+        worker.connection = nil
+    }
+
+    /// After `close()`, a failure caused by its interruption reads as `clientClosed`.
+    private func mapped(_ error: RedisError) -> RedisError {
+        state.withLock { $0.isClosed } ? .clientClosed : error
+    }
+
+    /// Runs `body` with the client's connection on the client's queue, opening the connection
+    /// first if needed, for code that needs several dependent round trips without other
+    /// callers' commands in between. Blocks the calling thread; never call it from `body` or
+    /// from the client's own queue.
+    package func withConnection<T>(_ body: (RedisConnection) throws(RedisError) -> T) throws(RedisError) -> T {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let result: Result<T, RedisError> = queue.sync {
+            if state.withLock({ $0.isClosed }) { return .failure(.clientClosed) }
+            let deadline = ContinuousClock.now + configuration.connectTimeout + configuration.replyTimeout
+            let connection: RedisConnection
+            if let existing = worker.connection, existing.isUsableWhenIdle() {
+                connection = existing
+            } else {
+                releaseConnection()
+                do throws(RedisError) {
+                    connection = try RedisConnection.openRetrying(
+                        configuration, sleeper: sleeper, isCancelled: { state.withLock { $0.isClosed } },
+                        shouldRetry: { _, delay in ContinuousClock.now + delay < deadline })
+                } catch {
+                    return .failure(error)
+                }
+                let published: Bool = state.withLock { state in
+                    guard !state.isClosed else { return false }
+                    state.descriptor = connection.descriptor
+                    return true
+                }
+                guard published else {
+                    connection.close()
+                    return .failure(.clientClosed)
+                }
+                worker.connection = connection
+            }
+            let outcome = Result { () throws(RedisError) in try body(connection) }
+            if !connection.isOpen { releaseConnection() }
+            return outcome.mapError(mapped)
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,156 @@
+import Dispatch
+
+/// A thread-safe, async Redis client over one connection that it opens on first use and
+/// reopens after it breaks.
+///
+/// Use it for ordinary commands from any task. Commands from concurrent callers are written to
+/// the one connection in the order they arrive (FIFO), several at a time when they queue up,
+/// so a busy client pipelines automatically.
+///
+/// ```swift
+/// let client = RedisClient(try RedisConfiguration(url: "redis://localhost:6379"))
+/// defer { client.close() }
+///
+/// try await client.send("SET", "greeting", "hello")
+/// let greeting = try await client.send("GET", "greeting").string        // "hello"
+/// let replies = try await client.pipeline([["INCR", "hits"], ["EXPIRE", "hits", 60]])
+/// let entries = try await client.send(
+///     ["XREADGROUP", "GROUP", "workers", "w1", "BLOCK", "5000", "STREAMS", "orders", ">"],
+///     timeout: .seconds(10))                                          // longer than the BLOCK
+/// ```
+///
+/// Rules:
+/// - Error replies of single commands are thrown as ``RedisError/server(_:)``; in a
+///   ``pipeline(_:timeout:)`` they stay in the result as ``RESPValue/error(_:)``.
+/// - Connection: when a command is to run and there is no open connection, the client opens one,
+///   retrying with ``RedisConfiguration/reconnect``. A call waits for a connection for at most
+///   `connectTimeout` plus its reply timeout (or until `maxAttempts` is reached) and then throws
+///   the last connection error. Rejected credentials are thrown at once.
+/// - A command in flight when the connection breaks throws ``RedisError/connectionClosed``
+///   (or ``RedisError/timedOut(_:)``) and is **not** sent again: not every Redis command is safe
+///   to run twice, so the caller decides. The next call reconnects.
+/// - A timeout closes the connection, and with it the replies of calls queued behind on it.
+///   Give blocking commands (`BLPOP`, `XREADGROUP ... BLOCK`) a per-call `timeout` longer than
+///   their block time; they hold the connection, so other calls wait behind them.
+/// - Cancelling the calling task does not interrupt a call; it ends within its timeout.
+/// - After ``close()`` every call throws ``RedisError/clientClosed``.
+public final class RedisClient: Sendable {
+    /// The configuration this client connects with.
+    public let configuration: RedisConfiguration
+    let state: RedisLocked<State>
+    let worker: Worker
+    // All blocking I/O happens here, one batch of requests at a time.
+    let queue = DispatchQueue(label: "EventsRedis.RedisClient")
+    // Signalled by `close()` to cut short a wait between reconnect attempts.
+    let sleeper = DispatchSemaphore(value: 0)
+
+    struct State: Sendable {
+        /// Requests not yet taken by the worker, oldest first.
+        var pending: [RedisClientRequest] = []
+        /// Whether a drain of `pending` is scheduled or running on `queue`.
+        var isDraining = false
+        var isClosed = false
+        /// The socket of the worker's open connection, published so that `close()` can interrupt
+        /// a blocked read. The worker clears it here before it releases the descriptor.
+        var descriptor: Int32?
+    }
+
+    /// A client for the server `configuration` describes. Nothing connects until the first
+    /// call.
+    public init(_ configuration: RedisConfiguration) {
+        self.configuration = configuration
+        self.state = RedisLocked(State())
+        self.worker = Worker()
+    }
+
+    deinit {
+        // No drain can be running: a scheduled drain holds a strong reference to the client.
+        worker.connection?.close()
+    }
+
+    /// Whether the client holds an open connection right now (best effort: a connection the
+    /// server dropped is noticed at the next call).
+    public var isConnected: Bool {
+        state.withLock { $0.descriptor != nil }
+    }
+
+    /// Sends one command and returns its reply.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command name and its arguments, such as `["SET", "k", "v"]`.
+    ///   - timeout: how long the reply may take; `nil` means the configured `replyTimeout`.
+    /// - Throws: ``RedisError/server(_:)`` for an error reply, or a connection error.
+    @discardableResult
+    public func send(_ arguments: [RedisArgument], timeout: Duration? = nil) async throws(RedisError) -> RESPValue {
+        let deadline = connectDeadline(timeout)
+        let result = await withCheckedContinuation { continuation in
+            enqueue(
+                RedisClientRequest(
+                    commands: [arguments], timeout: timeout, connectDeadline: deadline,
+                    completion: .single(continuation)))
+        }
+        return try result.get()
+    }
+
+    /// Sends one command, written as a list of arguments: `client.send("GET", "k")`.
+    @discardableResult
+    public func send(_ arguments: RedisArgument...) async throws(RedisError) -> RESPValue {
+        try await send(arguments)
+    }
+
+    /// Sends several commands in one write and returns their replies in order.
+    ///
+    /// Error replies stay in the result as ``RESPValue/error(_:)``, so one failing command does
+    /// not hide the replies of the others. The commands are not a transaction: wrap them in
+    /// `MULTI` / `EXEC` for that. `timeout` applies to each reply.
+    public func pipeline(_ commands: [[RedisArgument]], timeout: Duration? = nil) async throws(RedisError)
+        -> [RESPValue]
+    {
+        guard !commands.isEmpty else { return [] }
+        let deadline = connectDeadline(timeout)
+        let result = await withCheckedContinuation { continuation in
+            enqueue(
+                RedisClientRequest(
+                    commands: commands, timeout: timeout, connectDeadline: deadline,
+                    completion: .pipeline(continuation)))
+        }
+        return try result.get()
+    }
+
+    /// Closes the client: calls in flight end promptly with ``RedisError/clientClosed`` (or the
+    /// error they already hit), queued and later calls throw it. Idempotent.
+    public func close() {
+        let abandoned: [RedisClientRequest] = state.withLock { state in
+            guard !state.isClosed else { return [] }
+            state.isClosed = true
+            // Interrupt a blocked read while the worker cannot release the descriptor.
+            if let descriptor = state.descriptor { RedisSocket.interrupt(descriptor: descriptor) }
+            defer { state.pending = [] }
+            return state.pending
+        }
+        sleeper.signal()
+        for request in abandoned { request.fail(.clientClosed) }
+        // Release the idle connection's socket now rather than at deinit.
+        queue.async { self.releaseConnection() }
+    }
+
+    private func connectDeadline(_ timeout: Duration?) -> ContinuousClock.Instant {
+        .now + configuration.connectTimeout + (timeout ?? configuration.replyTimeout)
+    }
+
+    private func enqueue(_ request: RedisClientRequest) {
+        enum Action { case none, drain, reject }
+        let action: Action = state.withLock { state in
+            if state.isClosed { return .reject }
+            state.pending.append(request)
+            if state.isDraining { return .none }
+            state.isDraining = true
+            return .drain
+        }
+        switch action {
+        case .none: break
+        case .drain: queue.async { self.drain() }
+        case .reject: request.fail(.clientClosed)
+        }
+    }
+}

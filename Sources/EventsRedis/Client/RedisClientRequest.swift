@@ -1,0 +1,43 @@
+/// One call waiting in a ``RedisClient``: its commands, its timeout and the continuation that
+/// receives the outcome.
+///
+/// Rule: every request is completed exactly once: by the worker with a reply or an error, or by
+/// `close()` with ``RedisError/clientClosed`` when it never reached the worker. (Checked
+/// continuations: unsafe ones save an allocation per call, but the thread sanitizer reports
+/// their resume from another thread as a race, swiftlang/swift#57803.)
+struct RedisClientRequest: Sendable {
+    enum Completion: Sendable {
+        /// One command; an error reply completes it with ``RedisError/server(_:)``.
+        case single(CheckedContinuation<Result<RESPValue, RedisError>, Never>)
+        /// Several commands; error replies stay in the array.
+        case pipeline(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
+    }
+
+    let commands: [[RedisArgument]]
+    /// The per-reply timeout; `nil` means the configured `replyTimeout`.
+    let timeout: Duration?
+    /// How long the request may wait for a connection before it gives up.
+    let connectDeadline: ContinuousClock.Instant
+    let completion: Completion
+
+    func succeed(_ replies: [RESPValue]) {
+        switch completion {
+        case .single(let continuation):
+            let reply = replies.first ?? .null
+            if case .error(let message) = reply {
+                continuation.resume(returning: .failure(.server(message)))
+            } else {
+                continuation.resume(returning: .success(reply))
+            }
+        case .pipeline(let continuation):
+            continuation.resume(returning: .success(replies))
+        }
+    }
+
+    func fail(_ error: RedisError) {
+        switch completion {
+        case .single(let continuation): continuation.resume(returning: .failure(error))
+        case .pipeline(let continuation): continuation.resume(returning: .failure(error))
+        }
+    }
+}

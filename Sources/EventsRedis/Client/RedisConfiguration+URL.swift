@@ -1,0 +1,108 @@
+extension RedisConfiguration {
+    /// A configuration read from a URL of the form `redis://[[user]:password@]host[:port][/db]`.
+    ///
+    /// ```swift
+    /// let local = try RedisConfiguration(url: "redis://localhost")                // port 6379, db 0
+    /// let acl = try RedisConfiguration(url: "redis://worker:s3cr%40t@10.0.0.5:6380/3")
+    /// let ipv6 = try RedisConfiguration(url: "redis://[::1]:6379")
+    /// ```
+    ///
+    /// Rules: the user name and password may be percent-encoded (`%40` for `@`); an empty user
+    /// name means the default user. Settings the URL does not carry keep their defaults.
+    /// Anything else (another scheme such as `rediss://`, a query string, a bad port or
+    /// database number, an empty host) throws ``RedisError/invalidConfiguration(_:)``.
+    public init(url: String) throws(RedisError) {
+        func invalid(_ reason: String) -> RedisError {
+            .invalidConfiguration("\(reason) in Redis URL; expected redis://[[user]:password@]host[:port][/db]")
+        }
+        let schemeEnd = url.firstRange(of: "://")
+        guard let schemeEnd, url[..<schemeEnd.lowerBound].lowercased() == "redis" else {
+            throw invalid("missing or unsupported scheme (only redis:// is supported)")
+        }
+        var rest = url[schemeEnd.upperBound...]
+        guard !rest.contains("?"), !rest.contains("#") else {
+            throw invalid("unsupported query or fragment")
+        }
+
+        self.init()
+        // The user information ends at the last "@", so an unencoded "@" in a password still works.
+        if let at = rest.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            guard let colon = userInfo.firstIndex(of: ":") else {
+                throw invalid("user information without ':' before the password")
+            }
+            guard let user = Self.percentDecoded(userInfo[..<colon]),
+                let password = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+            else {
+                throw invalid("bad percent-encoding in the user information")
+            }
+            self.username = user.isEmpty ? nil : user
+            self.password = password
+        }
+
+        var hostAndPort = rest
+        if let slash = rest.firstIndex(of: "/") {
+            hostAndPort = rest[..<slash]
+            let databaseText = rest[rest.index(after: slash)...]
+            if !databaseText.isEmpty {
+                guard databaseText.allSatisfy(\.isASCIIDigit), let database = Int(databaseText) else {
+                    throw invalid("bad database number '\(databaseText)'")
+                }
+                self.database = database
+            }
+        }
+
+        var portText: Substring?
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { throw invalid("unclosed '[' in the host") }
+            host = String(hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close])
+            let after = hostAndPort[hostAndPort.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw invalid("unexpected text after the host") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = hostAndPort.firstIndex(of: ":") {
+            host = String(hostAndPort[..<colon])
+            portText = hostAndPort[hostAndPort.index(after: colon)...]
+        } else {
+            host = String(hostAndPort)
+        }
+        guard !host.isEmpty else { throw invalid("empty host") }
+        if let portText {
+            guard portText.allSatisfy(\.isASCIIDigit), let port = Int(portText), (1...65535).contains(port) else {
+                throw invalid("bad port '\(portText)'")
+            }
+            self.port = port
+        }
+    }
+
+    private static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}

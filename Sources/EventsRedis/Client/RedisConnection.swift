@@ -1,0 +1,200 @@
+/// One blocking connection to a Redis server: write commands, read replies in order.
+///
+/// ```swift
+/// let connection = try RedisConnection.open(configuration)
+/// defer { connection.close() }
+/// let pong = try connection.command(["PING"])
+/// let replies = try connection.pipeline([["INCR", "hits"], ["GET", "hits"]])
+/// ```
+///
+/// Rules:
+/// - Not thread-safe: one thread owns a connection at a time. ``RedisClient`` wraps one for
+///   concurrent async use; the event bridge owns connections on dedicated threads.
+/// - Calls block the calling thread, each wait bounded by a timeout.
+/// - After a timeout, a protocol violation, an oversized frame or an I/O error the connection
+///   closes itself: its reply stream can no longer be trusted. Every later call throws
+///   ``RedisError/connectionClosed``. A server error reply leaves it open.
+package final class RedisConnection {
+    package let configuration: RedisConfiguration
+    private let socket: RedisSocket
+    private var parser: RESPParser
+    private var writeBuffer: [UInt8] = []
+    // One receive buffer for the connection's whole life: a read copies from it into the
+    // parser, so replies cost no allocations beyond the values themselves.
+    private let readChunk: UnsafeMutableRawBufferPointer
+
+    private static let readChunkSize = 64 * 1024
+
+    private init(configuration: RedisConfiguration, socket: RedisSocket) {
+        self.configuration = configuration
+        self.socket = socket
+        self.parser = RESPParser(limits: configuration.limits)
+        self.readChunk = .allocate(byteCount: Self.readChunkSize, alignment: 16)
+    }
+
+    deinit {
+        socket.close()
+        readChunk.deallocate()
+    }
+
+    /// Connects, then authenticates, selects the database, sets the client name as the
+    /// configuration asks and checks with `PING` that the server is ready, all in one round trip.
+    ///
+    /// Throws ``RedisError/connectFailed(host:port:reason:)`` or ``RedisError/timedOut(_:)``
+    /// when no connection is made, ``RedisError/authenticationFailed(_:)`` when `AUTH` is
+    /// refused or the server requires a password the configuration lacks, and
+    /// ``RedisError/server(_:)`` when `SELECT` or `CLIENT SETNAME` is refused or the server is
+    /// still loading its data (`LOADING`, worth retrying).
+    package static func open(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+        let socket = try RedisSocket.connect(
+            host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+        let connection = RedisConnection(configuration: configuration, socket: socket)
+        do throws(RedisError) {
+            try connection.handshake()
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    private func handshake() throws(RedisError) {
+        var commands: [[RedisArgument]] = []
+        var authenticates = false
+        if let username = configuration.username {
+            commands.append(["AUTH", RedisArgument(username), RedisArgument(configuration.password ?? "")])
+            authenticates = true
+        } else if let password = configuration.password {
+            commands.append(["AUTH", RedisArgument(password)])
+            authenticates = true
+        }
+        if configuration.database != 0 {
+            commands.append(["SELECT", RedisArgument(configuration.database)])
+        }
+        if let name = configuration.clientName {
+            commands.append(["CLIENT", "SETNAME", RedisArgument(name)])
+        }
+        // A server still loading its data accepts connections but answers most commands with
+        // LOADING; PING reports that here, where a retry is safe, instead of on a user's command.
+        commands.append(["PING"])
+        let replies = try pipeline(commands)
+        for (index, reply) in replies.enumerated() {
+            guard case .error(let message) = reply else { continue }
+            if index == 0 && authenticates { throw .authenticationFailed(message) }
+            if message.hasPrefix("NOAUTH") { throw .authenticationFailed(message) }
+            throw .server(message)
+        }
+    }
+
+    /// Whether the connection can still be used.
+    package var isOpen: Bool { socket.isOpen }
+
+    /// The socket's file descriptor until ``close()``, for
+    /// ``RedisSocket/interrupt(descriptor:)`` from another thread. It stays allocated after the
+    /// connection breaks, until `close()`, so it cannot be reused by another socket meanwhile.
+    var descriptor: Int32? { socket.descriptor >= 0 ? socket.descriptor : nil }
+
+    /// Closes the connection and releases its socket. Idempotent.
+    package func close() {
+        socket.close()
+    }
+
+    /// Marks the connection broken after a failure: the server sees it closed at once, but the
+    /// descriptor is released only by ``close()`` or deinit (see ``descriptor``).
+    private func fail() {
+        socket.shutDown()
+    }
+
+    /// Whether an idle connection still looks usable: no unread bytes and no hang-up from the
+    /// server. Checks without waiting; a connection that fails the check is marked broken.
+    /// Call before reusing a connection that sat idle, so that a server restart is noticed
+    /// before a command is written into a dead socket.
+    package func isUsableWhenIdle() -> Bool {
+        guard socket.isOpen else { return false }
+        if parser.bufferedByteCount > 0 || socket.hasInputOrHangUp() {
+            fail()
+            return false
+        }
+        return true
+    }
+
+    /// Encodes `commands` into one buffer and writes it in one go (pipelining). Does not read.
+    package func send(_ commands: [[RedisArgument]]) throws(RedisError) {
+        guard socket.isOpen else { throw .connectionClosed }
+        writeBuffer.removeAll(keepingCapacity: true)
+        RESPEncoder.encode(commands, into: &writeBuffer)
+        defer {
+            // Do not keep a huge command's buffer alive for the connection's lifetime.
+            if writeBuffer.capacity > 1024 * 1024 { writeBuffer = [] }
+        }
+        let deadline = ContinuousClock.now + configuration.replyTimeout
+        let outcome = writeBuffer.withUnsafeBytes { bytes in
+            Result { () throws(RedisError) in try socket.write(bytes, until: deadline) }
+        }
+        if case .failure(let error) = outcome {
+            fail()
+            throw error
+        }
+    }
+
+    /// The next reply. An error reply is returned as ``RESPValue/error(_:)``, not thrown, so the
+    /// replies of a pipeline keep their positions.
+    ///
+    /// - Parameter timeout: how long to wait; `nil` means the configured `replyTimeout`. When it
+    ///   passes, the connection closes and ``RedisError/timedOut(_:)`` (`"reply"`) is thrown.
+    package func readReply(timeout: Duration? = nil) throws(RedisError) -> RESPValue {
+        let deadline = ContinuousClock.now + (timeout ?? configuration.replyTimeout)
+        guard let value = try nextReply(until: deadline) else {
+            fail()
+            throw .timedOut("reply")
+        }
+        return value
+    }
+
+    /// The next reply if one arrives within `timeout`, or `nil`; unlike ``readReply(timeout:)``
+    /// a timeout here leaves the connection open, because a partly received reply stays
+    /// buffered. For connections that wait for pushed messages (Pub/Sub).
+    package func readReplyIfAvailable(within timeout: Duration) throws(RedisError) -> RESPValue? {
+        try nextReply(until: ContinuousClock.now + timeout)
+    }
+
+    private func nextReply(until deadline: ContinuousClock.Instant) throws(RedisError) -> RESPValue? {
+        do throws(RedisError) {
+            while true {
+                if let value = try parser.next() { return value }
+                guard socket.isOpen else { throw .connectionClosed }
+                guard let count = try socket.read(into: readChunk, until: deadline) else { return nil }
+                parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
+            }
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
+    /// Sends one command and reads its reply; an error reply is thrown as
+    /// ``RedisError/server(_:)``.
+    @discardableResult
+    package func command(_ arguments: [RedisArgument], timeout: Duration? = nil) throws(RedisError) -> RESPValue {
+        try send([arguments])
+        let reply = try readReply(timeout: timeout)
+        if case .error(let message) = reply { throw .server(message) }
+        return reply
+    }
+
+    /// Sends all `commands` in one write, then reads their replies in order. Error replies stay
+    /// in the result as ``RESPValue/error(_:)``. `timeout` applies to each reply.
+    package func pipeline(_ commands: [[RedisArgument]], timeout: Duration? = nil) throws(RedisError) -> [RESPValue] {
+        try send(commands)
+        var replies: [RESPValue] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands.indices {
+            replies.append(try readReply(timeout: timeout))
+        }
+        return replies
+    }
+}
+
+// A connection is owned by one thread at a time; it must not be shared.
+@available(*, unavailable)
+extension RedisConnection: Sendable {}

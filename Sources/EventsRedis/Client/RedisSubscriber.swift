@@ -1,0 +1,144 @@
+/// Receives Redis Pub/Sub messages (`SUBSCRIBE` / `PSUBSCRIBE`) as async streams, on
+/// connections of its own that it keeps alive.
+///
+/// Pub/Sub is fire-and-forget: a message reaches the subscribers connected when it is
+/// published, and nobody else, ever. Use it for notifications a process can afford to miss
+/// (cache invalidation, live updates); use Redis Streams for events that must not be lost.
+///
+/// ```swift
+/// let subscriber = RedisSubscriber(configuration)
+/// for try await message in subscriber.messages(channels: ["orders"], patterns: ["audit.*"]) {
+///     print("\(message.channel): \(message.string)")
+/// }
+/// ```
+///
+/// Rules:
+/// - Each stream has its own connection and reader thread, opened when the stream is created
+///   and closed when the stream ends: when the consuming task is cancelled, the stream is
+///   dropped, or ``close()`` is called. Streams do not depend on the subscriber object staying
+///   alive.
+/// - Messages arrive in the order the server sent them. A stream buffers up to `bufferLimit`
+///   elements for a slow consumer; beyond that it drops the oldest and counts them in
+///   ``droppedCount``.
+/// - When the connection breaks, the stream reconnects with ``RedisConfiguration/reconnect``
+///   and subscribes again. **Messages published while it was disconnected are lost.**
+///   ``reconnectCount`` counts these gaps, and ``events(channels:patterns:bufferLimit:)``
+///   reports each one as ``RedisPubSubEvent/reconnected(cause:)``.
+/// - A stream ends with an error (always a ``RedisError``) when reconnecting cannot help:
+///   rejected credentials, an error reply to `SUBSCRIBE`, or a malformed frame
+///   (``RedisError/protocolViolation(_:)``, reported and not retried, since a server that sends
+///   one is likely to send it again), or when the policy's `maxAttempts` is used up. After
+///   ``close()`` or cancellation it ends without an error.
+public final class RedisSubscriber: Sendable {
+    struct Counters: Sendable {
+        var reconnectCount = 0
+        var droppedCount = 0
+        var isClosed = false
+        var subscriptions: [ObjectIdentifier: RedisSubscription] = [:]
+    }
+
+    /// The configuration the subscriber connects with.
+    public let configuration: RedisConfiguration
+    /// How long a connection may stay silent before the subscriber pings the server to check it.
+    public let healthCheckInterval: Duration
+    let counters = RedisLocked(Counters())
+
+    /// A subscriber for the server `configuration` describes. Nothing connects until a stream is
+    /// created.
+    ///
+    /// - Parameter healthCheckInterval: after this much silence the subscriber sends `PING`;
+    ///   when no answer arrives within the configuration's `replyTimeout` it reconnects. This
+    ///   notices connections that died without the server closing them.
+    public init(_ configuration: RedisConfiguration, healthCheckInterval: Duration = .seconds(30)) {
+        self.configuration = configuration
+        self.healthCheckInterval = healthCheckInterval
+    }
+
+    /// How many times the streams of this subscriber reconnected after a broken connection; each
+    /// one may have missed messages.
+    public var reconnectCount: Int { counters.withLock { $0.reconnectCount } }
+
+    /// How many elements the streams of this subscriber dropped because a consumer fell more
+    /// than `bufferLimit` behind.
+    public var droppedCount: Int { counters.withLock { $0.droppedCount } }
+
+    /// The messages published to `channels` and to channels matching `patterns` (glob-style, as
+    /// `PSUBSCRIBE`), from the moment the server confirms the subscription.
+    ///
+    /// Reconnections are not visible in this stream; watch ``reconnectCount`` or use
+    /// ``events(channels:patterns:bufferLimit:)`` to see them. The error is always a
+    /// ``RedisError``.
+    public func messages(channels: [String], patterns: [String] = [], bufferLimit: Int = 10_000)
+        -> AsyncThrowingStream<RedisPubSubMessage, any Error>
+    {
+        stream(channels: channels, patterns: patterns, bufferLimit: bufferLimit) { event in
+            if case .message(let message) = event { return message }
+            return nil
+        }
+    }
+
+    /// Every event of a subscription to `channels` and `patterns`: messages, subscription
+    /// confirmations and reconnections. The error is always a ``RedisError``.
+    ///
+    /// Wait for ``RedisPubSubEvent/subscribed(name:count:)`` before relying on delivery: a
+    /// message published before the server confirmed the subscription is not delivered.
+    public func events(channels: [String], patterns: [String] = [], bufferLimit: Int = 10_000)
+        -> AsyncThrowingStream<RedisPubSubEvent, any Error>
+    {
+        stream(channels: channels, patterns: patterns, bufferLimit: bufferLimit) { $0 }
+    }
+
+    /// Ends every stream of this subscriber (without an error) and closes their connections;
+    /// streams created later end at once with ``RedisError/clientClosed``. Idempotent.
+    public func close() {
+        let subscriptions: [RedisSubscription] = counters.withLock { counters in
+            counters.isClosed = true
+            return Array(counters.subscriptions.values)
+        }
+        for subscription in subscriptions { subscription.stop() }
+    }
+
+    private func stream<Element: Sendable>(
+        channels: [String], patterns: [String], bufferLimit: Int,
+        transform: @escaping @Sendable (RedisPubSubEvent) -> Element?
+    ) -> AsyncThrowingStream<Element, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Element.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(max(bufferLimit, 1)))
+        guard !channels.isEmpty || !patterns.isEmpty else {
+            continuation.finish(
+                throwing: RedisError.invalidConfiguration("subscribe to at least one channel or pattern"))
+            return stream
+        }
+        let subscription = RedisSubscription(
+            configuration: configuration, channels: channels, patterns: patterns,
+            healthCheckInterval: healthCheckInterval, counters: counters)
+        let key = ObjectIdentifier(subscription)
+        let registered: Bool = counters.withLock { counters in
+            guard !counters.isClosed else { return false }
+            counters.subscriptions[key] = subscription
+            return true
+        }
+        guard registered else {
+            continuation.finish(throwing: RedisError.clientClosed)
+            return stream
+        }
+        continuation.onTermination = { _ in subscription.stop() }
+        let counters = counters
+        subscription.start(
+            deliver: { event in
+                guard let element = transform(event) else { return }
+                if case .dropped = continuation.yield(element) {
+                    counters.withLock { $0.droppedCount += 1 }
+                }
+            },
+            finish: { error in
+                counters.withLock { _ = $0.subscriptions.removeValue(forKey: key) }
+                if let error, error != .clientClosed {
+                    continuation.finish(throwing: error)
+                } else {
+                    continuation.finish()
+                }
+            })
+        return stream
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// One Pub/Sub connection and the thread that reads it, feeding one stream.
+///
+/// The thread blocks in short reads (250 ms) and checks `stop()` between them; `stop()` also
+/// shuts the socket down, which wakes the read at once. The descriptor is published under the
+/// lock while the thread owns it and unpublished before it is released, so `stop()` never
+/// touches a reused descriptor.
+final class RedisSubscription: Sendable {
+    struct State: Sendable {
+        var isStopped = false
+        var descriptor: Int32?
+    }
+
+    let configuration: RedisConfiguration
+    let channels: [String]
+    let patterns: [String]
+    let healthCheckInterval: Duration
+    let counters: RedisLocked<RedisSubscriber.Counters>
+    private let state = RedisLocked(State())
+    private let sleeper = DispatchSemaphore(value: 0)
+
+    private static let readSlice: Duration = .milliseconds(250)
+
+    init(
+        configuration: RedisConfiguration, channels: [String], patterns: [String], healthCheckInterval: Duration,
+        counters: RedisLocked<RedisSubscriber.Counters>
+    ) {
+        self.configuration = configuration
+        self.channels = channels
+        self.patterns = patterns
+        self.healthCheckInterval = healthCheckInterval
+        self.counters = counters
+    }
+
+    var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    /// Ends the subscription: the thread closes its connection and finishes the stream without
+    /// an error. Idempotent, callable from any thread.
+    func stop() {
+        state.withLock { state in
+            state.isStopped = true
+            if let descriptor = state.descriptor { RedisSocket.interrupt(descriptor: descriptor) }
+        }
+        sleeper.signal()
+    }
+
+    /// Starts the reader thread. `deliver` receives every event in order; `finish` is called
+    /// once at the end, with the error that ended the subscription or `nil` after `stop()`.
+    func start(
+        deliver: @escaping @Sendable (RedisPubSubEvent) -> Void, finish: @escaping @Sendable (RedisError?) -> Void
+    ) {
+        Thread.detachNewThread { [self] in
+            let error = run(deliver: deliver)
+            finish(isStopped ? nil : error)
+        }
+    }
+
+    /// The reader loop: connect, subscribe, read; on a connection failure reconnect with the
+    /// policy's backoff. Returns the error that ended it (`nil` or `.clientClosed` when stopped).
+    private func run(deliver: (RedisPubSubEvent) -> Void) -> RedisError? {
+        var cause: RedisError?
+        var breaksInARow = 0
+        while !isStopped {
+            if breaksInARow > 1 {
+                // A connection that keeps breaking right after it opens must not spin.
+                let delay = configuration.reconnect.delay(afterFailures: breaksInARow - 1)
+                _ = sleeper.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
+                if isStopped { return nil }
+            }
+            let connection: RedisConnection
+            do throws(RedisError) {
+                connection = try RedisConnection.openRetrying(
+                    configuration, sleeper: sleeper, isCancelled: { isStopped }, shouldRetry: { _, _ in true })
+            } catch {
+                return error
+            }
+            let published: Bool = state.withLock { state in
+                guard !state.isStopped else { return false }
+                state.descriptor = connection.descriptor
+                return true
+            }
+            guard published else {
+                connection.close()
+                return nil
+            }
+            defer {
+                state.withLock { $0.descriptor = nil }
+                connection.close()
+            }
+            do throws(RedisError) {
+                var commands: [[RedisArgument]] = []
+                if !channels.isEmpty { commands.append(["SUBSCRIBE"] + channels.map { RedisArgument($0) }) }
+                if !patterns.isEmpty { commands.append(["PSUBSCRIBE"] + patterns.map { RedisArgument($0) }) }
+                try connection.send(commands)
+                if let cause {
+                    counters.withLock { $0.reconnectCount += 1 }
+                    deliver(.reconnected(cause: cause))
+                }
+                try read(connection, deliver: deliver, confirmed: { breaksInARow = 0 })
+            } catch {
+                if isStopped { return nil }
+                guard error.isRetryable else { return error }
+                cause = error
+                breaksInARow += 1
+            }
+        }
+        return nil
+    }
+
+    /// Reads frames until the connection fails or the subscription is stopped. Pings the
+    /// server after `healthCheckInterval` of silence and gives up on the connection when the
+    /// answer takes longer than the reply timeout.
+    private func read(
+        _ connection: RedisConnection, deliver: (RedisPubSubEvent) -> Void, confirmed: () -> Void
+    ) throws(RedisError) {
+        var lastFrame = ContinuousClock.now
+        var pingSent: ContinuousClock.Instant?
+        while !isStopped {
+            guard let frame = try connection.readReplyIfAvailable(within: Self.readSlice) else {
+                let now = ContinuousClock.now
+                if let pingSent {
+                    if now - pingSent > configuration.replyTimeout { throw .timedOut("reply") }
+                } else if now - lastFrame > healthCheckInterval {
+                    try connection.send([["PING"]])
+                    pingSent = now
+                }
+                continue
+            }
+            lastFrame = .now
+            pingSent = nil
+            if let event = try Self.event(from: frame) {
+                if case .subscribed = event { confirmed() }
+                deliver(event)
+            }
+        }
+    }
+
+    /// Decodes one frame of a subscribed connection; `nil` for frames that carry nothing for
+    /// the caller (PING answers, unsubscribe confirmations).
+    static func event(from frame: RESPValue) throws(RedisError) -> RedisPubSubEvent? {
+        if case .error(let message) = frame { throw .server(message) }
+        guard case .array(let parts) = frame, let kind = parts.first?.bytes else {
+            throw .protocolViolation("unexpected Pub/Sub frame \(frame)")
+        }
+        switch (String(decoding: kind, as: UTF8.self), parts.count) {
+        case ("message", 3):
+            if let channel = parts[1].bytes, let payload = parts[2].bytes {
+                return .message(RedisPubSubMessage(channel: String(decoding: channel, as: UTF8.self), payload: payload))
+            }
+        case ("pmessage", 4):
+            if let pattern = parts[1].bytes, let channel = parts[2].bytes, let payload = parts[3].bytes {
+                return .message(
+                    RedisPubSubMessage(
+                        channel: String(decoding: channel, as: UTF8.self),
+                        pattern: String(decoding: pattern, as: UTF8.self), payload: payload))
+            }
+        case ("subscribe", 3), ("psubscribe", 3):
+            if let name = parts[1].bytes, case .integer(let count) = parts[2] {
+                return .subscribed(name: String(decoding: name, as: UTF8.self), count: count)
+            }
+        case ("unsubscribe", 3), ("punsubscribe", 3), ("pong", 2):
+            return nil
+        default:
+            break
+        }
+        throw .protocolViolation("unexpected Pub/Sub frame \(frame)")
+    }
+}

@@ -1,0 +1,255 @@
+import Testing
+
+@testable import EventsRedis
+
+@Suite("RESP parser")
+struct RESPParserTests {
+    /// Parses every value in `text`, which must hold complete values only.
+    private func parseAll(_ bytes: [UInt8], limits: RESPLimits = RESPLimits()) throws(RedisError) -> [RESPValue] {
+        var parser = RESPParser(limits: limits)
+        parser.append(contentsOf: bytes)
+        var values: [RESPValue] = []
+        while let value = try parser.next() { values.append(value) }
+        #expect(parser.bufferedByteCount == 0)
+        return values
+    }
+
+    private func parseAll(_ text: String, limits: RESPLimits = RESPLimits()) throws(RedisError) -> [RESPValue] {
+        try parseAll(Array(text.utf8), limits: limits)
+    }
+
+    /// The error parsing `text` throws, or nil when it does not throw.
+    private func failure(_ text: String, limits: RESPLimits = RESPLimits()) -> RedisError? {
+        do {
+            _ = try parseAll(text, limits: limits)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A reply holding every RESP2 type, nested, as the wire carries it.
+    static let everyType: RESPValue = .array([
+        .simpleString("OK"),
+        .error("WRONGTYPE Operation against a key holding the wrong kind of value"),
+        .integer(-9_223_372_036_854_775_808),
+        .integer(9_223_372_036_854_775_807),
+        .bulkString(Array("line\r\nwith\0nul".utf8)),
+        .bulkString([]),
+        .null,
+        .array([]),
+        .array([.array([.integer(1), .bulkString(Array("x".utf8))]), .null]),
+    ])
+
+    @Test("parses each RESP2 type")
+    func parsesEachType() throws {
+        #expect(try parseAll("+OK\r\n") == [.simpleString("OK")])
+        #expect(try parseAll("+\r\n") == [.simpleString("")])
+        #expect(try parseAll("-ERR unknown command 'FOO'\r\n") == [.error("ERR unknown command 'FOO'")])
+        #expect(try parseAll(":0\r\n:-42\r\n:+7\r\n") == [.integer(0), .integer(-42), .integer(7)])
+        #expect(try parseAll("$5\r\nhello\r\n") == [.bulkString(Array("hello".utf8))])
+        #expect(try parseAll("$0\r\n\r\n") == [.bulkString([])])
+        #expect(try parseAll("$-1\r\n") == [.null])
+        #expect(try parseAll("*-1\r\n") == [.null])
+        #expect(try parseAll("*0\r\n") == [.array([])])
+        #expect(
+            try parseAll("*2\r\n$3\r\nfoo\r\n:1\r\n") == [.array([.bulkString(Array("foo".utf8)), .integer(1)])])
+    }
+
+    @Test("parses nested arrays, nulls inside arrays and binary bulk strings")
+    func parsesNestedValues() throws {
+        #expect(try parseAll(Self.everyType.wireBytes) == [Self.everyType])
+        let bytes = Array("*3\r\n*1\r\n*1\r\n:5\r\n$-1\r\n*-1\r\n".utf8)
+        #expect(try parseAll(bytes) == [.array([.array([.array([.integer(5)])]), .null, .null])])
+    }
+
+    @Test("parses pipelined replies from one buffer, in order")
+    func parsesPipelinedReplies() throws {
+        var bytes: [UInt8] = []
+        for index in 0..<1000 { bytes += RESPValue.integer(index).wireBytes }
+        bytes += Self.everyType.wireBytes
+        let values = try parseAll(bytes)
+        #expect(values.count == 1001)
+        #expect(values.prefix(1000) == ArraySlice((0..<1000).map { RESPValue.integer($0) }))
+        #expect(values.last == Self.everyType)
+    }
+
+    @Test("returns nil until a value is complete, whatever byte it is split at")
+    func splitsAtEveryByteBoundary() throws {
+        let replies: [RESPValue] = [Self.everyType, .simpleString("PONG"), .integer(12), .null]
+        let bytes = replies.flatMap(\.wireBytes)
+        for split in 0...bytes.count {
+            var parser = RESPParser()
+            var values: [RESPValue] = []
+            parser.append(contentsOf: bytes[..<split])
+            while let value = try parser.next() { values.append(value) }
+            parser.append(contentsOf: bytes[split...])
+            while let value = try parser.next() { values.append(value) }
+            #expect(values == replies, "split at byte \(split)")
+        }
+    }
+
+    @Test("accepts bytes one at a time")
+    func acceptsOneByteAtATime() throws {
+        var parser = RESPParser()
+        var values: [RESPValue] = []
+        for byte in Self.everyType.wireBytes + RESPValue.simpleString("OK").wireBytes {
+            parser.append(contentsOf: [byte])
+            while let value = try parser.next() { values.append(value) }
+        }
+        #expect(values == [Self.everyType, .simpleString("OK")])
+    }
+
+    @Test("compacts its buffer while keeping unread bytes")
+    func compactsBuffer() throws {
+        var parser = RESPParser()
+        let chunk = RESPValue.bulkString([UInt8](repeating: 7, count: 40_000)).wireBytes
+        for round in 0..<20 {
+            // Half a value stays buffered across each append, so compaction must keep it.
+            parser.append(contentsOf: chunk[..<20_000])
+            #expect(try parser.next() == nil, "round \(round)")
+            parser.append(contentsOf: chunk[20_000...])
+            #expect(try parser.next() == .bulkString([UInt8](repeating: 7, count: 40_000)))
+        }
+        #expect(parser.bufferedByteCount == 0)
+    }
+
+    @Test("rejects an unknown type byte")
+    func rejectsUnknownType() {
+        #expect(failure("?garbage\r\n") == .protocolViolation("unknown type byte '?'"))
+        #expect(failure("%1\r\n") == .protocolViolation("unknown type byte '%'"))
+        #expect(failure("\0") == .protocolViolation("unknown type byte 0x0"))
+    }
+
+    @Test("rejects lines without CRLF")
+    func rejectsMissingCRLF() {
+        #expect(failure("+OK\rX") == .protocolViolation("CR not followed by LF at the end of a line"))
+        #expect(failure("+OK\n") == .protocolViolation("LF without CR at the end of a line"))
+        #expect(failure("$3\r\nabcde\r\n") == .protocolViolation("bulk string of 3 bytes not followed by CRLF"))
+        #expect(failure(":1" + String(repeating: "1", count: 40)) != nil)
+    }
+
+    @Test("rejects bad lengths and integers")
+    func rejectsBadNumbers() {
+        #expect(failure("$abc\r\n") == .protocolViolation("invalid bulk string length 'abc'"))
+        #expect(failure("$\r\n") == .protocolViolation("invalid bulk string length ''"))
+        #expect(failure("*1x\r\n") == .protocolViolation("invalid array length '1x'"))
+        #expect(failure("$-2\r\n") == .protocolViolation("negative bulk string length -2"))
+        #expect(failure("*-5\r\n") == .protocolViolation("negative array length -5"))
+        #expect(
+            failure("$99999999999999999999\r\n")
+                == .protocolViolation("invalid bulk string length '99999999999999999999'"))
+        #expect(failure(":12a\r\n") == .protocolViolation("invalid integer reply '12a'"))
+        #expect(failure(":-\r\n") == .protocolViolation("invalid integer reply '-'"))
+        #expect(
+            failure(":9223372036854775808\r\n") == .protocolViolation("invalid integer reply '9223372036854775808'"))
+    }
+
+    @Test("enforces the size limits before allocating")
+    func enforcesSizeLimits() {
+        let limits = RESPLimits(maxBulkBytes: 10, maxArrayCount: 3, maxNesting: 2)
+        // 10 GB declared and not one byte of payload sent: refused from the header alone.
+        #expect(failure("$10000000000\r\n") == .frameTooLarge(limit: 64 * 1024 * 1024, declared: 10_000_000_000))
+        #expect(failure("$11\r\n", limits: limits) == .frameTooLarge(limit: 10, declared: 11))
+        #expect(failure("*4\r\n", limits: limits) == .frameTooLarge(limit: 3, declared: 4))
+        #expect(failure("+" + String(repeating: "a", count: 20) + "\r\n", limits: limits) != nil)
+        #expect(throws: Never.self) { try parseAll("$10\r\n0123456789\r\n*3\r\n:1\r\n:2\r\n:3\r\n", limits: limits) }
+    }
+
+    @Test("enforces the nesting limit")
+    func enforcesNestingLimit() throws {
+        let limits = RESPLimits(maxNesting: 3)
+        #expect(try parseAll("*1\r\n*1\r\n*1\r\n:1\r\n", limits: limits).count == 1)
+        #expect(
+            failure("*1\r\n*1\r\n*1\r\n*0\r\n", limits: limits)
+                == .protocolViolation("arrays nested deeper than 3 levels"))
+        // Far deeper than the default limit, and deeper than a stack would survive unchecked.
+        let deep = String(repeating: "*1\r\n", count: 100_000) + ":1\r\n"
+        #expect(failure(deep) == .protocolViolation("arrays nested deeper than 32 levels"))
+    }
+
+    @Test("keeps throwing after a malformed value")
+    func staysFailed() {
+        var parser = RESPParser()
+        parser.append(contentsOf: Array("?x\r\n+OK\r\n".utf8))
+        #expect(throws: RedisError.self) { try parser.next() }
+        #expect(throws: RedisError.self) { try parser.next() }
+    }
+
+    @Test("never traps on random or mutated input (fuzz, fixed seed)")
+    func fuzz() {
+        var random = SeededGenerator(seed: 0x5EED_0001)
+        let alphabet = Array("+-:$*\r\n0123456789-?abc".utf8) + [0, 255]
+        let valid: [[UInt8]] = [
+            Self.everyType.wireBytes, RESPValue.simpleString("OK").wireBytes,
+            Array("*2\r\n$3\r\nfoo\r\n$-1\r\n".utf8), Array(":123\r\n".utf8),
+        ]
+        let limits = RESPLimits(maxBulkBytes: 1024, maxArrayCount: 64, maxNesting: 8)
+        var outcomes = (values: 0, errors: 0, incomplete: 0)
+        for iteration in 0..<5000 {
+            var bytes: [UInt8]
+            if iteration % 2 == 0 {
+                let length = Int.random(in: 0..<48, using: &random)
+                bytes = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
+            } else {
+                bytes = valid.randomElement(using: &random)!
+                for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+                    let index = Int.random(in: 0..<bytes.count, using: &random)
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: bytes[index] = alphabet.randomElement(using: &random)!
+                    case 1: bytes.remove(at: index)
+                    default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: index)
+                    }
+                }
+            }
+            // Feed in two random pieces, as a socket might.
+            var parser = RESPParser(limits: limits)
+            let split = Int.random(in: 0...bytes.count, using: &random)
+            do {
+                parser.append(contentsOf: bytes[..<split])
+                while try parser.next() != nil { outcomes.values += 1 }
+                parser.append(contentsOf: bytes[split...])
+                while try parser.next() != nil { outcomes.values += 1 }
+                if parser.bufferedByteCount > 0 { outcomes.incomplete += 1 }
+            } catch {
+                outcomes.errors += 1
+            }
+        }
+        // Every path was exercised: some inputs parse, some fail, some wait for more bytes.
+        #expect(outcomes.values > 100)
+        #expect(outcomes.errors > 100)
+        #expect(outcomes.incomplete > 100)
+    }
+
+    @Test("round-trips random well-formed values (fixed seed)")
+    func roundTripsRandomValues() throws {
+        var random = SeededGenerator(seed: 42)
+        func randomValue(depth: Int) -> RESPValue {
+            switch Int.random(in: 0..<(depth < 4 ? 7 : 6), using: &random) {
+            case 0: return .simpleString(String(repeating: "s", count: Int.random(in: 0..<5, using: &random)))
+            case 1: return .error("ERR \(Int.random(in: 0..<100, using: &random))")
+            case 2: return .integer(Int.random(in: Int.min...Int.max, using: &random))
+            case 3:
+                let length = Int.random(in: 0..<300, using: &random)
+                return .bulkString((0..<length).map { _ in UInt8.random(in: 0...255, using: &random) })
+            case 4, 5: return .null
+            default:
+                return .array((0..<Int.random(in: 0..<6, using: &random)).map { _ in randomValue(depth: depth + 1) })
+            }
+        }
+        for _ in 0..<500 {
+            let values = (0..<3).map { _ in randomValue(depth: 0) }
+            let bytes = values.flatMap(\.wireBytes)
+            var parser = RESPParser()
+            var parsed: [RESPValue] = []
+            var offset = 0
+            while offset < bytes.count {
+                let step = Int.random(in: 1...64, using: &random)
+                parser.append(contentsOf: bytes[offset..<min(offset + step, bytes.count)])
+                offset += step
+                while let value = try parser.next() { parsed.append(value) }
+            }
+            #expect(parsed == values)
+        }
+    }
+}

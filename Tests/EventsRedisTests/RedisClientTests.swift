@@ -1,0 +1,181 @@
+import Testing
+
+@testable import EventsRedis
+
+@Suite("Redis client", .enabled(if: RedisServer.isAvailable(), RedisServer.skipReason), .timeLimit(.minutes(1)))
+struct RedisClientTests {
+    /// Whether `count` clients are blocked in a command on the server, asked on a side
+    /// connection.
+    private func blockedClients(_ server: RedisServer, count: Int) throws -> Bool {
+        let connection = try RedisConnection.open(server.configuration)
+        defer { connection.close() }
+        let info = try connection.command(["INFO", "clients"]).string ?? ""
+        return info.contains("blocked_clients:\(count)\r\n")
+    }
+
+    @Test("gives each of 200 concurrent tasks its own reply")
+    func concurrentCallers() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let key = RedisArgument("key:\(index)")
+                    let value = "value-\(index)-" + String(repeating: "x", count: index)
+                    let set = try await client.send("SET", key, RedisArgument(value))
+                    let get = try await client.send("GET", key)
+                    let total = try await client.send("INCR", "total")
+                    #expect(set == .simpleString("OK"))
+                    #expect(get.string == value)
+                    #expect(total.int != nil)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await client.send("GET", "total").int == 200)
+        #expect(client.isConnected)
+    }
+
+    @Test("throws error replies as server errors and keeps them in pipelines")
+    func errorReplies() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        try await client.send("SET", "s", "text")
+        await #expect(throws: RedisError.self) { try await client.send("XADD") }
+        do {
+            try await client.send("LPUSH", "s", "x")
+            Issue.record("expected a server error")
+        } catch {
+            #expect(error.serverErrorCode == "WRONGTYPE")
+        }
+        let replies = try await client.pipeline([["INCR", "n"], ["LPUSH", "s", "x"], ["INCR", "n"]])
+        #expect(replies.count == 3)
+        #expect(replies[0] == .integer(1))
+        #expect(replies[1].string == nil && !replies[1].isNull)
+        #expect(replies[2] == .integer(2))
+        #expect(try await client.pipeline([]) == [])
+    }
+
+    @Test("fails the call in flight when the server dies, and reconnects for the next")
+    func reconnectsAfterServerKill() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        try await client.send("SET", "kept", "in the append-only file")
+
+        let blocked = Task { try await client.send(["BLPOP", "nokey", "10"], timeout: .seconds(20)) }
+        #expect(try await eventually { try blockedClients(server, count: 1) })
+        server.kill()
+        let outcome = await blocked.result
+        #expect(throws: RedisError.connectionClosed) { try outcome.get() }
+        #expect(!client.isConnected)
+
+        try server.restart()
+        #expect(try await client.send("GET", "kept").string == "in the append-only file")
+        #expect(client.isConnected)
+    }
+
+    @Test("notices a connection the server closed while idle before using it")
+    func replacesStaleIdleConnection() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        #expect(try await client.send("PING") == .simpleString("PONG"))
+        server.stop()
+        try server.restart()
+        // The old socket is dead; the command must go out on a new one, not fail.
+        #expect(try await client.send("PING") == .simpleString("PONG"))
+    }
+
+    @Test("waits for a server that comes up within the call's deadline")
+    func waitsForServer() async throws {
+        let server = try RedisServer()
+        server.stop()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        let call = Task { try await client.send("PING") }
+        try await Task.sleep(for: .milliseconds(100))  // a few refused attempts happen meanwhile
+        try server.restart()
+        #expect(try await call.value == .simpleString("PONG"))
+    }
+
+    @Test("gives up after maxAttempts with the connection error")
+    func givesUpAfterMaxAttempts() async throws {
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: try TestSocket.freePort())
+        configuration.reconnect = RedisReconnectPolicy(initialDelay: .milliseconds(5), maxAttempts: 3)
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        let start = ContinuousClock.now
+        do {
+            try await client.send("PING")
+            Issue.record("expected a connection error")
+        } catch {
+            guard case .connectFailed = error else {
+                Issue.record("expected connectFailed, got \(error)")
+                return
+            }
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test("reports rejected credentials at once")
+    func rejectsBadPassword() async throws {
+        let server = try RedisServer(password: "right")
+        var configuration = server.configuration
+        configuration.password = "wrong"
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        await #expect {
+            try await client.send("PING")
+        } throws: { error in
+            if case .authenticationFailed = error as? RedisError { return true }
+            return false
+        }
+    }
+
+    @Test("times out a slow reply, then reconnects for the next call")
+    func timeoutThenReconnect() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        await #expect(throws: RedisError.timedOut("reply")) {
+            try await client.send(["BLPOP", "nokey", "5"], timeout: .milliseconds(50))
+        }
+        #expect(try await client.send(["BLPOP", "nokey", "0.05"], timeout: .seconds(2)) == .null)
+        #expect(try await client.send("PING") == .simpleString("PONG"))
+    }
+
+    @Test("close ends the call in flight promptly and rejects later calls")
+    func closeRejectsCalls() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        #expect(try await client.send("PING") == .simpleString("PONG"))
+        let blocked = Task { try await client.send(["BLPOP", "nokey", "10"], timeout: .seconds(20)) }
+        #expect(try await eventually { try blockedClients(server, count: 1) })
+        let start = ContinuousClock.now
+        client.close()
+        let outcome = await blocked.result
+        #expect(throws: RedisError.clientClosed) { try outcome.get() }
+        // Far below the 10 s the BLPOP would block, with room for a loaded machine.
+        #expect(ContinuousClock.now - start < .seconds(5))
+        await #expect(throws: RedisError.clientClosed) { try await client.send("PING") }
+        await #expect(throws: RedisError.clientClosed) { try await client.pipeline([["PING"]]) }
+        #expect(!client.isConnected)
+        client.close()  // idempotent
+    }
+
+    @Test("runs dependent round trips on the client's connection")
+    func withConnection() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        let value = try client.withConnection { connection throws(RedisError) in
+            try connection.command(["SET", "a", "1"])
+            return try connection.command(["GET", "a"])
+        }
+        #expect(value.string == "1")
+        #expect(try await client.send("GET", "a").string == "1")
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+
+@testable import EventsRedis
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real `redis-server` process for one test: its own free port on 127.0.0.1 and its own
+/// temporary directory, append-only file on, so `restart()` keeps the data.
+///
+/// ```swift
+/// @Test(.enabled(if: RedisServer.isAvailable(), RedisServer.skipReason))
+/// func example() throws {
+///     let server = try RedisServer()
+///     let connection = try RedisConnection.open(server.configuration)
+/// }
+/// ```
+///
+/// The process is stopped and the directory removed when the value is dropped.
+final class RedisServer {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let skipReason: Comment = "redis-server not found on PATH; install the Debian package redis-server"
+
+    /// The `redis-server` executable: `/usr/bin/redis-server`, else the first on `PATH`.
+    static let executable: String? = {
+        var candidates = ["/usr/bin/redis-server"]
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(directory)/redis-server")
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Whether tests that need a server can run; prints the reason when they cannot.
+    static func isAvailable() -> Bool {
+        if executable == nil { print("skipped: \(skipReason)") }
+        return executable != nil
+    }
+
+    private(set) var port = 0
+    let directory: URL
+    let password: String?
+    let user: (name: String, password: String)?
+    private var process: Process?
+
+    /// Starts a server, optionally with `requirepass` and one ACL user with every permission.
+    init(password: String? = nil, user: (name: String, password: String)? = nil) throws {
+        guard Self.executable != nil else { throw Failure(description: "redis-server not found") }
+        self.password = password
+        self.user = user
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("events-redis-test-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Ports come free from the kernel, but a parallel test may take one before this server
+        // binds it: try again with another port.
+        var lastError: any Error = Failure(description: "no attempt")
+        for _ in 0..<5 {
+            do {
+                port = try TestSocket.freePort()
+                try launch(port: port)
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw lastError
+    }
+
+    deinit {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A configuration for this server, with its credentials and short test timeouts.
+    var configuration: RedisConfiguration {
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
+        configuration.password = password
+        configuration.connectTimeout = .seconds(1)
+        configuration.replyTimeout = .seconds(3)
+        configuration.reconnect = RedisReconnectPolicy(initialDelay: .milliseconds(10), maxDelay: .milliseconds(100))
+        return configuration
+    }
+
+    /// Stops the server gracefully (SIGTERM) and waits for it to exit.
+    func stop() {
+        terminate(signal: SIGTERM)
+    }
+
+    /// Kills the server (SIGKILL), as a crash would, and waits for it to exit.
+    func kill() {
+        terminate(signal: SIGKILL)
+    }
+
+    /// Starts the server again on the same port and directory; the append-only file restores
+    /// the data written before.
+    func restart() throws {
+        if process?.isRunning == true { stop() }
+        var lastError: any Error = Failure(description: "no attempt")
+        for _ in 0..<20 {
+            do {
+                try launch(port: port)
+                return
+            } catch {
+                lastError = error
+                Thread.sleep(forTimeInterval: 0.05)  // the port may still be held for a moment
+            }
+        }
+        throw lastError
+    }
+
+    private func terminate(signal: Int32) {
+        guard let process, process.isRunning else { return }
+        sendSignal(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    private func launch(port: Int) throws {
+        var arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
+            "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
+            "--logfile", directory.appendingPathComponent("redis.log").path,
+        ]
+        if let password { arguments += ["--requirepass", password] }
+        if let user { arguments += ["--user", user.name, "on", ">\(user.password)", "~*", "&*", "+@all"] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable!)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        // The child inherits the calling thread's signal mask, and the threads Swift concurrency
+        // and Dispatch run tests on block most signals: a server started from one would ignore
+        // SIGTERM. Unblock everything while spawning, then restore the mask.
+        var everything = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&everything)
+        pthread_sigmask(SIG_SETMASK, &everything, &saved)
+        do {
+            defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+            try process.run()
+        }
+        self.process = process
+        try waitUntilReady(process: process, port: port)
+    }
+
+    /// Polls with PING until the server answers, it exits, or 10 s pass.
+    private func waitUntilReady(process: Process, port: Int) throws {
+        var configuration = self.configuration
+        configuration.port = port
+        configuration.connectTimeout = .milliseconds(200)
+        configuration.replyTimeout = .milliseconds(500)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard process.isRunning else {
+                throw Failure(description: "redis-server exited at start (port \(port)): \(logTail())")
+            }
+            if let connection = try? RedisConnection.open(configuration) {
+                defer { connection.close() }
+                if case .simpleString("PONG")? = try? connection.command(["PING"]) { return }
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        terminate(signal: SIGKILL)
+        throw Failure(description: "redis-server did not answer PING within 10 s: \(logTail())")
+    }
+
+    private func logTail() -> String {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").suffix(3).joined(separator: " | ")
+    }
+}
+
+#if canImport(Glibc)
+    private func sendSignal(_ pid: Int32, _ signal: Int32) { _ = Glibc.kill(pid, signal) }
+#else
+    private func sendSignal(_ pid: Int32, _ signal: Int32) { _ = Darwin.kill(pid, signal) }
+#endif

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Plain blocking socket helpers for test support (free ports, fake servers), written apart
+/// from the module's own socket code so that the tests do not trust what they test.
+enum TestSocket {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    #if canImport(Glibc)
+        static let streamType = Int32(SOCK_STREAM.rawValue)
+    #else
+        static let streamType = SOCK_STREAM
+    #endif
+
+    /// A listening socket on 127.0.0.1 and the port the kernel chose for it.
+    static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, streamType, 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, systemListen(descriptor, backlog) == 0 else {
+            let code = errno
+            closeDescriptor(descriptor)
+            throw Failure(description: "bind/listen: errno \(code)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else {
+            closeDescriptor(descriptor)
+            throw Failure(description: "getsockname: errno \(errno)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
+    /// Another process may take it before it is used: callers retry on conflict.
+    static func freePort() throws -> Int {
+        let (descriptor, port) = try listen()
+        closeDescriptor(descriptor)
+        return port
+    }
+
+    /// Waits up to `milliseconds` for `descriptor` to become readable.
+    static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
+    }
+
+    static func closeDescriptor(_ descriptor: Int32) {
+        _ = systemClose(descriptor)
+    }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes {
+                #if canImport(Glibc)
+                    send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                #else
+                    send(descriptor, $0.baseAddress, $0.count, 0)
+                #endif
+            }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}
+
+#if canImport(Glibc)
+    private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(descriptor, backlog) }
+    private func systemClose(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }
+#else
+    private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(descriptor, backlog) }
+    private func systemClose(_ descriptor: Int32) -> Int32 { Darwin.close(descriptor) }
+#endif
