@@ -45,7 +45,7 @@ package final class Lock: @unchecked Sendable {
 
     /// Runs `body` with the lock held. `body` must not call user code.
     @inline(__always)
-    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         lock()
         defer { unlock() }
         return try body()

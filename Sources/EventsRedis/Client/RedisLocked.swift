@@ -1,9 +1,11 @@
-/// A value that is only ever read or written with its own ``RedisLock`` held.
+import Events
+
+/// A value that is only ever read or written with its own lock (`Events`' pthread `Lock`) held.
 ///
 /// The box is how the client's classes stay `Sendable` by construction: their mutable state
 /// lives in one of these, and the only way to reach it is ``withLock(_:)``.
 final class RedisLocked<Value> {
-    private let lock = RedisLock()
+    private let lock = Lock()
     private var value: Value
 
     init(_ value: Value) {
