@@ -21,17 +21,22 @@ let package = Package(
         .target(name: "Events", swiftSettings: strictSettings),
         // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
         .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
+        // Starts private redis-server processes for the Redis tests, the demo and the benchmark.
+        // Not a product: users never see it.
+        .target(name: "RedisServerSupport", dependencies: ["EventsRedis"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "events-demo", dependencies: ["Events"], resources: [.copy("Resources/movies.json")],
+            name: "events-demo", dependencies: ["Events", "EventsRedis", "RedisServerSupport"], resources: [.copy("Resources/movies.json")],
             swiftSettings: strictSettings),
         // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
         // Linux (glibc); elsewhere they report "unsupported".
         .target(name: "EventsBenchSupport"),
         // The benchmark: `swift run -c release events-bench` (README, "Performance").
         .executableTarget(
-            name: "events-bench", dependencies: ["Events", "EventsBenchSupport"], swiftSettings: strictSettings),
+            name: "events-bench", dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "RedisServerSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
-        .testTarget(name: "EventsRedisTests", dependencies: ["EventsRedis"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,11 @@
+import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
 
-@Suite("Redis client", .enabled(if: RedisServer.isAvailable(), RedisServer.skipReason), .timeLimit(.minutes(1)))
+@Suite(
+    "Redis client", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)),
+    .timeLimit(.minutes(1)))
 struct RedisClientTests {
     /// Whether `count` clients are blocked in a command on the server, asked on a side
     /// connection.

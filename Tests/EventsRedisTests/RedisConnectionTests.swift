@@ -1,8 +1,11 @@
+import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
 
-@Suite("Redis connection", .enabled(if: RedisServer.isAvailable(), RedisServer.skipReason), .timeLimit(.minutes(1)))
+@Suite(
+    "Redis connection", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)),
+    .timeLimit(.minutes(1)))
 struct RedisConnectionTests {
     @Test("answers PING")
     func ping() throws {

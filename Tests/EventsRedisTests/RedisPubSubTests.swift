@@ -1,8 +1,11 @@
+import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
 
-@Suite("Redis Pub/Sub", .enabled(if: RedisServer.isAvailable(), RedisServer.skipReason), .timeLimit(.minutes(1)))
+@Suite(
+    "Redis Pub/Sub", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)),
+    .timeLimit(.minutes(1)))
 struct RedisPubSubTests {
     /// How many subscribers the server counts on `channel`.
     private func subscriberCount(_ client: RedisClient, _ channel: String) async throws -> Int {

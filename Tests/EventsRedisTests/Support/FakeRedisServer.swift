@@ -1,4 +1,5 @@
 import Foundation
+import RedisServerSupport
 
 #if canImport(Glibc)
     import Glibc

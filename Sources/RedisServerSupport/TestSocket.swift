@@ -4,21 +4,22 @@
     import Darwin
 #endif
 
-/// Plain blocking socket helpers for test support (free ports, fake servers), written apart
-/// from the module's own socket code so that the tests do not trust what they test.
-enum TestSocket {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+/// Plain blocking socket helpers for the tests, the demo and the benchmark (free ports, fake
+/// servers), written apart from the client's own socket code so that the tests do not trust
+/// what they test.
+package enum TestSocket {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     #if canImport(Glibc)
-        static let streamType = Int32(SOCK_STREAM.rawValue)
+        package static let streamType = Int32(SOCK_STREAM.rawValue)
     #else
-        static let streamType = SOCK_STREAM
+        package static let streamType = SOCK_STREAM
     #endif
 
     /// A listening socket on 127.0.0.1 and the port the kernel chose for it.
-    static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
+    package static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var one: Int32 = 1
@@ -50,23 +51,23 @@ enum TestSocket {
 
     /// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
     /// Another process may take it before it is used: callers retry on conflict.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let (descriptor, port) = try listen()
         closeDescriptor(descriptor)
         return port
     }
 
     /// Waits up to `milliseconds` for `descriptor` to become readable.
-    static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+    package static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, milliseconds) > 0
     }
 
-    static func closeDescriptor(_ descriptor: Int32) {
+    package static func closeDescriptor(_ descriptor: Int32) {
         _ = systemClose(descriptor)
     }
 
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {

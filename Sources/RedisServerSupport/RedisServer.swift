@@ -1,7 +1,5 @@
+import EventsRedis
 import Foundation
-import Testing
-
-@testable import EventsRedis
 
 #if canImport(Glibc)
     import Glibc
@@ -9,8 +7,8 @@ import Testing
     import Darwin
 #endif
 
-/// A real `redis-server` process for one test: its own free port on 127.0.0.1 and its own
-/// temporary directory, append-only file on, so `restart()` keeps the data.
+/// A real `redis-server` process for a test, the demo or the benchmark: its own free port on
+/// 127.0.0.1 and its own temporary directory, append-only file on, so `restart()` keeps the data.
 ///
 /// ```swift
 /// @Test(.enabled(if: RedisServer.isAvailable(), RedisServer.skipReason))
@@ -21,15 +19,15 @@ import Testing
 /// ```
 ///
 /// The process is stopped and the directory removed when the value is dropped.
-final class RedisServer {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class RedisServer {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    static let skipReason: Comment = "redis-server not found on PATH; install the Debian package redis-server"
+    package static let skipReason = "redis-server not found on PATH; install the Debian package redis-server"
 
     /// The `redis-server` executable: `/usr/bin/redis-server`, else the first on `PATH`.
-    static let executable: String? = {
+    package static let executable: String? = {
         var candidates = ["/usr/bin/redis-server"]
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
             candidates.append("\(directory)/redis-server")
@@ -38,22 +36,29 @@ final class RedisServer {
     }()
 
     /// Whether tests that need a server can run; prints the reason when they cannot.
-    static func isAvailable() -> Bool {
+    package static func isAvailable() -> Bool {
         if executable == nil { print("skipped: \(skipReason)") }
         return executable != nil
     }
 
-    private(set) var port = 0
-    let directory: URL
-    let password: String?
-    let user: (name: String, password: String)?
+    package private(set) var port = 0
+    package let directory: URL
+    package let password: String?
+    package let user: (name: String, password: String)?
     private var process: Process?
 
-    /// Starts a server, optionally with `requirepass` and one ACL user with every permission.
-    init(password: String? = nil, user: (name: String, password: String)? = nil) throws {
+    /// Extra `redis-server` options, such as `["--appendfsync", "everysec"]` (later ones win).
+    package let extraArguments: [String]
+
+    /// Starts a server, optionally with `requirepass`, one ACL user with every permission, and
+    /// extra options.
+    package init(
+        password: String? = nil, user: (name: String, password: String)? = nil, extraArguments: [String] = []
+    ) throws {
         guard Self.executable != nil else { throw Failure(description: "redis-server not found") }
         self.password = password
         self.user = user
+        self.extraArguments = extraArguments
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("events-redis-test-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -79,7 +84,7 @@ final class RedisServer {
     }
 
     /// A configuration for this server, with its credentials and short test timeouts.
-    var configuration: RedisConfiguration {
+    package var configuration: RedisConfiguration {
         var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
         configuration.password = password
         configuration.connectTimeout = .seconds(1)
@@ -89,18 +94,18 @@ final class RedisServer {
     }
 
     /// Stops the server gracefully (SIGTERM) and waits for it to exit.
-    func stop() {
+    package func stop() {
         terminate(signal: SIGTERM)
     }
 
     /// Kills the server (SIGKILL), as a crash would, and waits for it to exit.
-    func kill() {
+    package func kill() {
         terminate(signal: SIGKILL)
     }
 
     /// Starts the server again on the same port and directory; the append-only file restores
     /// the data written before.
-    func restart() throws {
+    package func restart() throws {
         if process?.isRunning == true { stop() }
         var lastError: any Error = Failure(description: "no attempt")
         for _ in 0..<20 {
@@ -134,6 +139,7 @@ final class RedisServer {
         ]
         if let password { arguments += ["--requirepass", password] }
         if let user { arguments += ["--user", user.name, "on", ">\(user.password)", "~*", "&*", "+@all"] }
+        arguments += extraArguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable!)
         process.arguments = arguments
