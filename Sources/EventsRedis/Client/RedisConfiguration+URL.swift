@@ -12,6 +12,39 @@ extension RedisConfiguration {
     /// Anything else (another scheme such as `rediss://`, a query string, a bad port or
     /// database number, an empty host) throws ``RedisError/invalidConfiguration(_:)``.
     public init(url: String) throws(RedisError) {
+        try self.init(parsing: url)
+    }
+
+    /// The URL of this configuration, credentials included, in the form ``init(url:)`` reads:
+    /// to hand a configuration to another process. Timeouts, limits and the client name are
+    /// not part of it.
+    public var url: String {
+        var text = "redis://"
+        if username != nil || password != nil {
+            text += Self.percentEncoded(username ?? "") + ":" + Self.percentEncoded(password ?? "") + "@"
+        }
+        text += host.contains(":") ? "[\(host)]" : host
+        text += ":\(port)"
+        if database != 0 { text += "/\(database)" }
+        return text
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                output += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return output
+    }
+
+    private init(parsing url: String) throws(RedisError) {
         func invalid(_ reason: String) -> RedisError {
             .invalidConfiguration("\(reason) in Redis URL; expected redis://[[user]:password@]host[:port][/db]")
         }
