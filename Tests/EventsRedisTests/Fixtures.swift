@@ -1,4 +1,5 @@
 import Events
+import Synchronization
 
 @testable import EventsRedis
 
@@ -6,4 +7,11 @@ struct OrderPlaced: RemoteEvent, Equatable {
     static let wireName = "com.example.shop.order-placed"
     let orderID: String
     let total: Int
+}
+
+/// A thread-safe counter for handlers.
+final class Counter: Sendable {
+    private let storage = Atomic<Int>(0)
+    func increment(by amount: Int = 1) { storage.add(amount, ordering: .relaxed) }
+    var value: Int { storage.load(ordering: .relaxed) }
 }

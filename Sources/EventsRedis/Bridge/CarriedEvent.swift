@@ -1,0 +1,114 @@
+import Events
+import Foundation
+
+/// One event type or name that a bridge carries: how to hear it locally and how to deliver it
+/// when it arrives from Redis. Built by `RedisBridge.carry`, generic code captured in closures
+/// so the bridge itself handles every carried event the same way.
+struct CarriedEvent: Sendable {
+    let wireType: String
+    let mode: RedisBridge.Mode
+    /// The channel or stream key.
+    let key: String
+    /// Starts the local listener that hands each locally dispatched event to `outbound`.
+    let listen: @Sendable (EventCenter, Outbound) -> Subscription
+    /// Decodes `data` and dispatches the event locally from `origin`; with `wait`, returns once
+    /// every listener has finished with it.
+    let deliver: @Sendable (EventCenter, [UInt8]?, RemoteOrigin, _ wait: Bool) async throws(CodingFailure) -> Void
+
+    struct CodingFailure: Error {
+        let reason: String
+    }
+
+    static func typed<E: RemoteEvent>(_ type: E.Type, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
+        CarriedEvent(
+            wireType: E.wireName, mode: mode, key: key,
+            listen: { center, outbound in
+                center.listen(to: E.self) { event, sender in
+                    // Events from Redis are not published again.
+                    guard sender?.object(as: RemoteOrigin.self) == nil else { return }
+                    outbound.publish(type: E.wireName, mode: mode, key: key, sender: sender) {
+                        try JSONEncoder().encode(event)
+                    }
+                }
+            },
+            deliver: { center, data, origin, wait throws(CodingFailure) in
+                guard let data else { throw CodingFailure(reason: "the message has no data") }
+                let event: E
+                do {
+                    event = try JSONDecoder().decode(E.self, from: Data(data))
+                } catch {
+                    throw CodingFailure(reason: String(describing: error))
+                }
+                if wait {
+                    await center.dispatchAndWait(event, from: origin)
+                } else {
+                    center.dispatch(event, from: origin)
+                }
+            })
+    }
+
+    static func named<Value: Codable & Sendable>(
+        _ name: EventName, data: Value.Type, mode: RedisBridge.Mode, key: String
+    ) -> CarriedEvent {
+        CarriedEvent(
+            wireType: name.rawValue, mode: mode, key: key,
+            listen: { center, outbound in
+                center.listen(to: name) { event in
+                    guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
+                    outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
+                        guard event.payload.isEmpty else {
+                            throw CodingFailure(
+                                reason:
+                                    "payload keys \(event.payload.keys) cannot be carried; send one Codable data value")
+                        }
+                        guard event.hasData else { return nil }
+                        return try JSONEncoder().encode(try event.data(as: Value.self))
+                    }
+                }
+            },
+            deliver: { center, data, origin, wait throws(CodingFailure) in
+                var value: Value?
+                if let data {
+                    do {
+                        value = try JSONDecoder().decode(Value.self, from: Data(data))
+                    } catch {
+                        throw CodingFailure(reason: String(describing: error))
+                    }
+                }
+                if wait {
+                    await center.dispatchAndWait(name, from: origin, data: value)
+                } else {
+                    center.dispatch(name, from: origin, data: value)
+                }
+            })
+    }
+
+    static func named(_ name: EventName, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
+        CarriedEvent(
+            wireType: name.rawValue, mode: mode, key: key,
+            listen: { center, outbound in
+                center.listen(to: name) { event in
+                    guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
+                    outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
+                        guard event.payload.isEmpty, !event.hasData else {
+                            throw CodingFailure(
+                                reason:
+                                    "the event has data or payload keys, but \"\(name)\" is carried without data; use carry(_:data:mode:)"
+                            )
+                        }
+                        return nil
+                    }
+                }
+            },
+            deliver: { center, data, origin, wait throws(CodingFailure) in
+                guard data == nil || data == Array("null".utf8) else {
+                    throw CodingFailure(reason: "\"\(name)\" is carried without data, but the message has data")
+                }
+                if wait {
+                    await center.dispatchAndWait(name, from: origin)
+                } else {
+                    center.dispatch(name, from: origin)
+                }
+            })
+    }
+}

@@ -1,0 +1,57 @@
+import Events
+
+/// The receiving half of a bridge: turns a message from Redis into a local dispatch, or into a
+/// reported and counted error. Never throws: whatever arrives, the caller acknowledges it and
+/// moves on.
+final class Inbound: Sendable {
+    let center: EventCenter
+    let source: String
+    let carried: [String: CarriedEvent]
+    let deduplication: DeduplicationWindow
+    let counters: BridgeCounters
+    let report: @Sendable (RedisBridgeError) -> Void
+
+    init(
+        center: EventCenter, source: String, carried: [String: CarriedEvent], deduplicationWindow: Int,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
+    ) {
+        self.center = center
+        self.source = source
+        self.carried = carried
+        self.deduplication = DeduplicationWindow(capacity: deduplicationWindow)
+        self.counters = counters
+        self.report = report
+    }
+
+    /// Delivers one message. With `waitForListeners`, returns only once every local listener
+    /// has finished with the event, so that acknowledging afterwards means "handled".
+    func receive(_ message: [UInt8], key: String, streamEntryID: String?, waitForListeners: Bool) async {
+        let event: CloudEvent
+        do {
+            event = try CloudEvent(json: message)
+        } catch {
+            counters.invalidMessages.increment()
+            report(.invalidMessage(error, key: key))
+            return
+        }
+        // This instance's own events were delivered here when they were dispatched.
+        guard event.source != source else { return }
+        guard let carriedEvent = carried[event.type] else {
+            counters.unknownTypes.increment()
+            report(.unknownType(event.type, id: event.id, source: event.source))
+            return
+        }
+        guard deduplication.recordFirstSighting(source: event.source, id: event.id) else {
+            counters.duplicatesSuppressed.increment()
+            return
+        }
+        let origin = RemoteOrigin(event, key: key, streamEntryID: streamEntryID)
+        do {
+            try await carriedEvent.deliver(center, event.data, origin, waitForListeners)
+            counters.delivered.increment()
+        } catch {
+            counters.undecodable.increment()
+            report(.undecodableData(type: event.type, id: event.id, source: event.source, reason: error.reason))
+        }
+    }
+}

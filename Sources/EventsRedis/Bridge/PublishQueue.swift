@@ -1,0 +1,144 @@
+import Events
+
+/// One event waiting to be published: its encoded CloudEvent and where it goes.
+struct OutboundMessage: Sendable {
+    let type: String
+    let id: String
+    let key: String
+    let payload: [UInt8]
+}
+
+/// A bounded FIFO of messages waiting for Redis, with one reader (a publish loop).
+///
+/// A message stays in the queue until the loop has a verdict for it (acknowledged, or given up
+/// for Pub/Sub), so the capacity bounds what waits for Redis and what is in flight together.
+/// `flush()` waits for every message enqueued before the call to leave the queue.
+final class PublishQueue: Sendable {
+    private struct State {
+        var messages: [OutboundMessage] = []
+        var head = 0
+        /// Sequence number of the next message enqueued; messages below `removed` are gone.
+        var enqueued = 0
+        var removed = 0
+        var closed = false
+        var reader: CheckedContinuation<Void, Never>?
+        var flushWaiters: [(through: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var count: Int { messages.count - head }
+    }
+
+    let capacity: Int
+    private let lock = Lock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var state = State()
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "the publish buffer needs room for at least one event")
+        self.capacity = capacity
+    }
+
+    /// Adds a message; false when the queue is full or closed.
+    func enqueue(_ message: OutboundMessage) -> Bool {
+        let reader: CheckedContinuation<Void, Never>?
+        lock.lock()
+        guard !state.closed, state.count < capacity else {
+            lock.unlock()
+            return false
+        }
+        state.messages.append(message)
+        state.enqueued += 1
+        reader = state.reader
+        state.reader = nil
+        lock.unlock()
+        reader?.resume()
+        return true
+    }
+
+    /// The oldest messages, up to `limit`, once there is at least one; `nil` once the queue is
+    /// closed. The messages stay queued until `removeFirst(_:)`.
+    func nextBatch(limit: Int) async -> [OutboundMessage]? {
+        while true {
+            // A copy, not a slice: a slice would keep the queue's buffer shared and make every
+            // enqueue during the round trip copy it.
+            let batch: [OutboundMessage]?? = lock.withLock {
+                if state.closed { return .some(nil) }
+                guard state.count > 0 else { return nil }
+                return .some(Array(state.messages[state.head..<min(state.head + limit, state.messages.count)]))
+            }
+            if let batch { return batch }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if state.count > 0 || state.closed {
+                    lock.unlock()
+                    continuation.resume()
+                } else {
+                    state.reader = continuation
+                    lock.unlock()
+                }
+            }
+        }
+    }
+
+    /// Removes the `count` oldest messages (the head of the last batch) and wakes the flushes
+    /// they complete.
+    func removeFirst(_ count: Int) {
+        guard count > 0 else { return }
+        var done: [CheckedContinuation<Void, Never>] = []
+        lock.withLock {
+            state.head += count
+            state.removed += count
+            if state.head >= 1024 && state.head * 2 >= state.messages.count {
+                state.messages.removeFirst(state.head)
+                state.head = 0
+            }
+            done = takeCompletedFlushes()
+        }
+        for continuation in done { continuation.resume() }
+    }
+
+    /// Waits until every message enqueued before this call has been removed.
+    func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if state.removed >= state.enqueued {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                state.flushWaiters.append((state.enqueued, continuation))
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Stops accepting messages and wakes the reader and every flush; returns how many
+    /// messages were still queued (they will not be published).
+    func close() -> Int {
+        let (reader, waiters, left): (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>], Int) =
+            lock.withLock {
+                state.closed = true
+                let left = state.count
+                state.removed = state.enqueued
+                let reader = state.reader
+                state.reader = nil
+                return (reader, takeCompletedFlushes(), left)
+            }
+        reader?.resume()
+        for continuation in waiters { continuation.resume() }
+        return left
+    }
+
+    var count: Int { lock.withLock { state.count } }
+
+    /// Must be called with the lock held.
+    private func takeCompletedFlushes() -> [CheckedContinuation<Void, Never>] {
+        guard !state.flushWaiters.isEmpty else { return [] }
+        var done: [CheckedContinuation<Void, Never>] = []
+        let removed = state.removed
+        state.flushWaiters.removeAll { waiter in
+            guard waiter.through <= removed else { return false }
+            done.append(waiter.continuation)
+            return true
+        }
+        return done
+    }
+}

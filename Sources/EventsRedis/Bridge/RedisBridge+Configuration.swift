@@ -1,0 +1,77 @@
+import Events
+import Foundation
+
+extension RedisBridge {
+    /// How an event crosses to other processes.
+    public enum Mode: Sendable, Hashable {
+        /// Redis Pub/Sub: fire-and-forget with the lowest latency. An event published while a
+        /// receiving process is disconnected is lost for that process, and an event that cannot
+        /// be published because this process is disconnected is reported
+        /// (``RedisBridgeError/pubSubEventLost(type:id:cause:)``) and dropped.
+        case pubSub
+        /// Redis Streams with consumer groups: at-least-once delivery, with duplicates suppressed
+        /// on the receiving side. Publishing retries until Redis acknowledges; receivers
+        /// acknowledge after local delivery and resume unacknowledged entries after reconnecting.
+        case stream
+    }
+
+    /// Settings of a ``RedisBridge``.
+    ///
+    /// ```swift
+    /// var configuration = RedisBridge.Configuration(
+    ///     redis: RedisConfiguration(host: "127.0.0.1", port: 6379), source: "shop/api-1")
+    /// configuration.consumerGroup = "shop/api-1"   // the default: every instance hears every event
+    /// ```
+    public struct Configuration: Sendable {
+        /// Where Redis is and how to talk to it.
+        public var redis: RedisConfiguration
+        /// The CloudEvents `source` of events published here: identify the app and the instance
+        /// (for example `"shop/api-1"`). Keep it unique per running instance and stable across
+        /// restarts: messages with this source are this instance's own and are never delivered
+        /// back to it.
+        public var source: String
+        /// Prefix of the Redis keys and channels the bridge uses: an event with wire name `t`
+        /// travels on channel `<prefix>t` (Pub/Sub) or stream `<prefix>t` (Streams).
+        public var keyPrefix = "events:"
+        /// The consumer group this instance reads streams with. Each group receives every
+        /// event once; the default (``source``) gives every instance its own group, so every
+        /// instance hears every event. Give a fleet of workers one shared group to have each
+        /// event handled by one of them.
+        public var consumerGroup: String
+        /// This instance's consumer name within the group. Keep it stable across restarts so
+        /// that a restarted instance resumes its own unacknowledged entries.
+        public var consumerName: String
+        /// How many published events may wait for Redis to acknowledge them. Beyond it, new
+        /// events are rejected with ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
+        public var publishBufferCapacity = 10_000
+        /// How many recent event identities are remembered to suppress duplicates.
+        public var deduplicationWindow = 100_000
+        /// Streams are trimmed once they grow beyond this many entries, but only of entries that
+        /// every consumer group has acknowledged; `nil` never trims.
+        public var streamMaxLength: Int? = 100_000
+        /// How long an entry must have been pending with another consumer of the group before
+        /// this instance claims it (`XAUTOCLAIM`), assuming that consumer died.
+        public var claimMinimumIdle: Duration = .seconds(30)
+        /// How often to look for stale entries to claim.
+        public var claimInterval: Duration = .seconds(10)
+        /// Most entries read from the streams at once.
+        public var readBatchSize = 256
+        /// How long a stream read waits for new entries before checking again.
+        public var readBlock: Duration = .milliseconds(500)
+        /// Describes the sender of a published event (the CloudEvents `subject`); by default
+        /// the sender's type name. Return `nil` to leave `subject` out.
+        public var subject: @Sendable (Sender) -> String? = { sender in String(describing: sender.type) }
+        /// Receives every ``RedisBridgeError``; by default prints one line to standard error.
+        public var errorHandler: @Sendable (RedisBridgeError) -> Void = { error in
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        }
+
+        /// A configuration for an app instance identified by `source`.
+        public init(redis: RedisConfiguration = RedisConfiguration(), source: String) {
+            self.redis = redis
+            self.source = source
+            self.consumerGroup = source
+            self.consumerName = source
+        }
+    }
+}

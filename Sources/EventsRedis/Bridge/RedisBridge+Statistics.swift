@@ -1,0 +1,73 @@
+import Synchronization
+
+extension RedisBridge {
+    /// Counters of what a bridge has done since it was created.
+    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
+        /// Events Redis acknowledged (Pub/Sub `PUBLISH` or stream `XADD`).
+        public var published = 0
+        /// Events that arrived from Redis and were dispatched locally.
+        public var delivered = 0
+        /// Arrivals recognised as events already delivered (same source and id), not delivered again.
+        public var duplicatesSuppressed = 0
+        /// Messages that were not valid CloudEvents.
+        public var invalidMessages = 0
+        /// CloudEvents whose type this bridge does not carry.
+        public var unknownTypes = 0
+        /// CloudEvents whose data did not decode.
+        public var undecodable = 0
+        /// Local events that were not published because the publish buffer was full.
+        public var rejectedBufferFull = 0
+        /// Pub/Sub events that could not be published because the connection failed.
+        public var pubSubLost = 0
+        /// Pub/Sub messages dropped on arrival because local delivery fell more than 100,000
+        /// messages behind (Pub/Sub cannot slow the publisher down).
+        public var pubSubDropped = 0
+        /// Failed attempts to talk to Redis (each followed by a retry).
+        public var redisErrors = 0
+        /// Stream entries claimed from other consumers of the group whose entries went stale.
+        public var claimed = 0
+
+        public var description: String {
+            "published \(published), delivered \(delivered), duplicates suppressed \(duplicatesSuppressed), "
+                + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
+                + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), Pub/Sub dropped \(pubSubDropped), "
+                + "Redis errors \(redisErrors), claimed \(claimed)"
+        }
+    }
+}
+
+/// The live counters behind ``RedisBridge/Statistics``: one atomic each, so counting never
+/// takes a lock on the delivery path.
+final class BridgeCounters: Sendable {
+    let published = Atomic<Int>(0)
+    let delivered = Atomic<Int>(0)
+    let duplicatesSuppressed = Atomic<Int>(0)
+    let invalidMessages = Atomic<Int>(0)
+    let unknownTypes = Atomic<Int>(0)
+    let undecodable = Atomic<Int>(0)
+    let rejectedBufferFull = Atomic<Int>(0)
+    let pubSubLost = Atomic<Int>(0)
+    let redisErrors = Atomic<Int>(0)
+    let claimed = Atomic<Int>(0)
+
+    var snapshot: RedisBridge.Statistics {
+        var statistics = RedisBridge.Statistics()
+        statistics.published = published.load(ordering: .relaxed)
+        statistics.delivered = delivered.load(ordering: .relaxed)
+        statistics.duplicatesSuppressed = duplicatesSuppressed.load(ordering: .relaxed)
+        statistics.invalidMessages = invalidMessages.load(ordering: .relaxed)
+        statistics.unknownTypes = unknownTypes.load(ordering: .relaxed)
+        statistics.undecodable = undecodable.load(ordering: .relaxed)
+        statistics.rejectedBufferFull = rejectedBufferFull.load(ordering: .relaxed)
+        statistics.pubSubLost = pubSubLost.load(ordering: .relaxed)
+        statistics.redisErrors = redisErrors.load(ordering: .relaxed)
+        statistics.claimed = claimed.load(ordering: .relaxed)
+        return statistics
+    }
+}
+
+extension Atomic<Int> {
+    func increment(by amount: Int = 1) {
+        add(amount, ordering: .relaxed)
+    }
+}

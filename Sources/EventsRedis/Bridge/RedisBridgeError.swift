@@ -1,0 +1,59 @@
+/// What went wrong in a ``RedisBridge``: reported through
+/// ``RedisBridge/Configuration/errorHandler`` and counted in ``RedisBridge/statistics``.
+///
+/// None of these stop the bridge. A message that cannot be delivered is reported and, on a
+/// stream, acknowledged, so one bad message never blocks the ones behind it.
+public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A message from Redis is not a valid CloudEvent (it is acknowledged and skipped).
+    case invalidMessage(CloudEventError, key: String)
+    /// A valid CloudEvent whose `type` this bridge does not carry (acknowledged and skipped).
+    case unknownType(String, id: String, source: String)
+    /// The event's `data` does not decode as the type registered for its wire name
+    /// (acknowledged and skipped).
+    case undecodableData(type: String, id: String, source: String, reason: String)
+    /// A locally dispatched event could not be encoded, so it was not published. Local
+    /// listeners still received it.
+    case cannotEncode(type: String, reason: String)
+    /// The publish buffer is full (Redis has been unreachable for a while): this event was not
+    /// published. Local listeners still received it.
+    case publishBufferFull(type: String, id: String, capacity: Int)
+    /// A Pub/Sub event could not be published because the connection to Redis failed;
+    /// Pub/Sub is fire-and-forget, so it is not retried.
+    case pubSubEventLost(type: String, id: String, cause: RedisError)
+    /// Talking to Redis failed; the bridge keeps retrying with backoff.
+    case redis(RedisError)
+    /// The bridge stopped before Redis acknowledged these many queued events; they were not
+    /// published.
+    case stoppedWithUnpublishedEvents(Int)
+    /// Two carried event types declare the same wire name.
+    case duplicateWireName(String)
+    /// `carry` was called after `start()`; register every event before starting.
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case .invalidMessage(let error, let key):
+            return "Redis bridge: skipped a message on \(key): \(error)"
+        case .unknownType(let type, let id, let source):
+            return "Redis bridge: skipped event \(id) from \(source): this bridge does not carry type \"\(type)\""
+        case .undecodableData(let type, let id, let source, let reason):
+            return
+                "Redis bridge: skipped event \(id) from \(source): its data does not decode as \"\(type)\": \(reason)"
+        case .cannotEncode(let type, let reason):
+            return "Redis bridge: could not encode a \"\(type)\" event, it was not published: \(reason)"
+        case .publishBufferFull(let type, let id, let capacity):
+            return
+                "Redis bridge: publish buffer full (\(capacity) events waiting for Redis); \"\(type)\" event \(id) was not published"
+        case .pubSubEventLost(let type, let id, let cause):
+            return "Redis bridge: Pub/Sub event \(id) (\"\(type)\") was not published: \(cause)"
+        case .redis(let error):
+            return "Redis bridge: \(error); retrying"
+        case .stoppedWithUnpublishedEvents(let count):
+            return "Redis bridge: stopped with \(count) events not yet acknowledged by Redis; they were not published"
+        case .duplicateWireName(let name):
+            return "Redis bridge: two event types use the wire name \"\(name)\""
+        case .alreadyStarted:
+            return "Redis bridge: carry(...) must be called before start()"
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Events
+
+/// Reads the carried streams as one consumer of a consumer group, delivers each entry locally
+/// and acknowledges it afterwards.
+///
+/// After every (re)connect, in this order: make sure the groups exist, re-read this consumer's
+/// own pending entries (delivered before but never acknowledged), then claim entries that other
+/// consumers of the group left pending for too long, then read new entries. Any failure starts
+/// the sequence again after a backoff, so an entry is acknowledged only after its local
+/// delivery, and one that was delivered but not acknowledged comes back and is suppressed as a
+/// duplicate.
+struct StreamConsumer: Sendable {
+    struct Entry {
+        let key: String
+        let id: String
+        /// The entry's `event` field; nil when the entry was deleted or has no such field.
+        let message: [UInt8]?
+        let deleted: Bool
+    }
+
+    let client: RedisClient
+    let keys: [String]
+    let group: String
+    let consumer: String
+    let inbound: Inbound
+    let configuration: RedisBridge.Configuration
+    let counters: BridgeCounters
+    let report: @Sendable (RedisBridgeError) -> Void
+
+    /// Creates the consumer group of every stream (and the stream itself) if missing. A new
+    /// group starts at the stream's end: it receives events published from now on.
+    func createGroups() async throws(RedisError) {
+        for key in keys {
+            do {
+                _ = try await client.send(
+                    ["XGROUP", "CREATE", RedisArgument(key), RedisArgument(group), "$", "MKSTREAM"])
+            } catch {
+                guard error.serverErrorCode == "BUSYGROUP" else { throw error }
+            }
+        }
+    }
+
+    func run() async {
+        var backoff = Backoff()
+        // Setup runs first on every start too: a restarted process resumes its own pending entries.
+        var needsSetup = true
+        var lastClaim: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            do {
+                if needsSetup {
+                    try await createGroups()
+                    needsSetup = false
+                    try await deliverOwnPending()
+                }
+                if lastClaim.map({ ContinuousClock.now - $0 >= configuration.claimInterval }) ?? true {
+                    try await claimStaleEntries()
+                    lastClaim = .now
+                }
+                try await deliverNew()
+                backoff.reset()
+            } catch {
+                if error == .clientClosed || Task.isCancelled { return }
+                counters.redisErrors.increment()
+                report(.redis(error))
+                needsSetup = true
+                lastClaim = nil
+                await backoff.wait()
+            }
+        }
+    }
+
+    /// Delivers this consumer's pending entries, oldest first, until none is left.
+    func deliverOwnPending() async throws(RedisError) {
+        var after = Dictionary(uniqueKeysWithValues: keys.map { ($0, "0") })
+        while true {
+            let reply = try await client.send(
+                readCommand(ids: keys.map { after[$0]! }, block: nil), timeout: configuration.redis.replyTimeout)
+            let entries = try Self.entries(fromRead: reply)
+            guard !entries.isEmpty else { return }
+            for entry in entries { after[entry.key] = entry.id }
+            try await handle(entries)
+        }
+    }
+
+    /// Claims and delivers entries other consumers of the group left pending for longer than
+    /// the configured idle time.
+    func claimStaleEntries() async throws(RedisError) {
+        let minimumIdle = configuration.claimMinimumIdle.components
+        let idleMilliseconds = minimumIdle.seconds * 1000 + minimumIdle.attoseconds / 1_000_000_000_000_000
+        for key in keys {
+            var cursor = "0-0"
+            repeat {
+                let reply = try await client.send([
+                    "XAUTOCLAIM", RedisArgument(key), RedisArgument(group), RedisArgument(consumer),
+                    RedisArgument(Int(idleMilliseconds)), RedisArgument(cursor), "COUNT",
+                    RedisArgument(configuration.readBatchSize),
+                ])
+                guard let parts = reply.array, parts.count >= 2, let next = parts[0].string,
+                    let claimed = parts[1].array
+                else { throw RedisError.unexpectedReply(expected: "an XAUTOCLAIM reply", got: "\(reply)") }
+                let entries = try claimed.map { item throws(RedisError) in try Self.entry(item, key: key) }
+                counters.claimed.increment(by: entries.count)
+                try await handle(entries)
+                cursor = next
+            } while cursor != "0-0"
+        }
+    }
+
+    /// Waits up to the block time for new entries and delivers them.
+    func deliverNew() async throws(RedisError) {
+        let block = configuration.readBlock
+        let reply = try await client.send(
+            readCommand(ids: keys.map { _ in ">" }, block: block), timeout: block + configuration.redis.replyTimeout)
+        try await handle(try Self.entries(fromRead: reply))
+    }
+
+    private func readCommand(ids: [String], block: Duration?) -> [RedisArgument] {
+        var command: [RedisArgument] = [
+            "XREADGROUP", "GROUP", RedisArgument(group), RedisArgument(consumer), "COUNT",
+            RedisArgument(configuration.readBatchSize),
+        ]
+        if let block {
+            let parts = block.components
+            command += ["BLOCK", RedisArgument(Int(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))]
+        }
+        command.append("STREAMS")
+        command += keys.map { RedisArgument($0) }
+        command += ids.map { RedisArgument($0) }
+        return command
+    }
+
+    /// Delivers each entry, then acknowledges them all (one XACK per stream, pipelined).
+    private func handle(_ entries: [Entry]) async throws(RedisError) {
+        guard !entries.isEmpty else { return }
+        var acknowledgements: [String: [String]] = [:]
+        for entry in entries {
+            if let message = entry.message {
+                await inbound.receive(message, key: entry.key, streamEntryID: entry.id, waitForListeners: true)
+            } else if !entry.deleted {
+                counters.invalidMessages.increment()
+                report(
+                    .invalidMessage(CloudEventError("stream entry \(entry.id) has no \"event\" field"), key: entry.key))
+            }
+            acknowledgements[entry.key, default: []].append(entry.id)
+        }
+        let commands: [[RedisArgument]] = acknowledgements.map { key, ids in
+            ["XACK", RedisArgument(key), RedisArgument(group)] + ids.map { RedisArgument($0) }
+        }
+        for reply in try await client.pipeline(commands) {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+        }
+    }
+
+    // MARK: - Reply shapes
+
+    /// Entries of an XREADGROUP reply: `[[key, [[id, [field, value, ...]], ...]], ...]`, or
+    /// null when the block time passed without entries.
+    static func entries(fromRead reply: RESPValue) throws(RedisError) -> [Entry] {
+        if reply.isNull { return [] }
+        guard let streams = reply.array else {
+            throw RedisError.unexpectedReply(expected: "an XREADGROUP reply", got: "\(reply)")
+        }
+        var entries: [Entry] = []
+        for stream in streams {
+            guard let pair = stream.array, pair.count == 2, let key = pair[0].string, let items = pair[1].array else {
+                throw RedisError.unexpectedReply(expected: "a stream and its entries", got: "\(stream)")
+            }
+            for item in items { entries.append(try entry(item, key: key)) }
+        }
+        return entries
+    }
+
+    /// One `[id, [field, value, ...]]` entry; the fields are null for an entry deleted since
+    /// it was delivered.
+    static func entry(_ item: RESPValue, key: String) throws(RedisError) -> Entry {
+        guard let parts = item.array, parts.count == 2, let id = parts[0].string else {
+            throw RedisError.unexpectedReply(expected: "a stream entry", got: "\(item)")
+        }
+        if parts[1].isNull { return Entry(key: key, id: id, message: nil, deleted: true) }
+        guard let fields = parts[1].array, fields.count % 2 == 0 else {
+            throw RedisError.unexpectedReply(expected: "the fields of a stream entry", got: "\(parts[1])")
+        }
+        var message: [UInt8]?
+        for index in stride(from: 0, to: fields.count, by: 2) where fields[index].string == "event" {
+            message = fields[index + 1].bytes
+        }
+        return Entry(key: key, id: id, message: message, deleted: false)
+    }
+}

@@ -1,0 +1,90 @@
+/// Keeps streams near their maximum length without ever dropping an entry that a consumer
+/// group has not acknowledged.
+///
+/// `XADD ... MAXLEN` would drop the oldest entries whether or not they were acknowledged, so
+/// trimming is done by a script that runs atomically in Redis: it finds the oldest entry that
+/// must stay for each group (its oldest pending entry, or the entry after its last delivered
+/// one) and trims only below all of them, and only as far as the length limit asks.
+actor StreamTrimmer {
+    let client: RedisClient
+    let maxLength: Int
+    let interval: Duration
+    let report: @Sendable (RedisBridgeError) -> Void
+    private var touched = Set<String>()
+    private var lastTrim = ContinuousClock.now
+
+    init(
+        client: RedisClient, maxLength: Int, interval: Duration, report: @escaping @Sendable (RedisBridgeError) -> Void
+    ) {
+        self.client = client
+        self.maxLength = maxLength
+        self.interval = interval
+        self.report = report
+    }
+
+    /// Notes new entries in `keys`; trims the streams written since the last trim once the
+    /// interval has passed.
+    func appended(to keys: some Sequence<String>) async {
+        touched.formUnion(keys)
+        guard ContinuousClock.now - lastTrim >= interval else { return }
+        await trimNow()
+    }
+
+    /// Trims every stream written since the last trim; returns how many entries went.
+    @discardableResult
+    func trimNow() async -> Int {
+        lastTrim = ContinuousClock.now
+        let keys = touched
+        touched.removeAll()
+        var removed = 0
+        for key in keys {
+            do {
+                let reply = try await client.send([
+                    "EVAL", RedisArgument(Self.script), "1", RedisArgument(key), RedisArgument(maxLength),
+                ])
+                removed += reply.int ?? 0
+            } catch {
+                if error == .clientClosed { break }
+                report(.redis(error))
+            }
+        }
+        return removed
+    }
+
+    /// KEYS[1]: the stream; ARGV[1]: the length limit. Returns the number of entries removed.
+    static let script = """
+        local function older(a, b)
+          local am, as = string.match(a, '^(%d+)-(%d+)$')
+          local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+          am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+          return am < bm or (am == bm and as < bs)
+        end
+        local excess = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[1])
+        if excess <= 0 then return 0 end
+        -- The oldest entry each group still needs: its oldest pending entry, or else the one
+        -- after its last delivered entry (kept by keeping the last delivered entry itself).
+        local keep = nil
+        for _, group in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+          local info = {}
+          for i = 1, #group, 2 do info[group[i]] = group[i + 1] end
+          local needed = info['last-delivered-id']
+          if info['pending'] > 0 then
+            needed = redis.call('XPENDING', KEYS[1], info['name'])[2]
+          end
+          if keep == nil or older(needed, keep) then keep = needed end
+        end
+        -- The oldest entry the length limit keeps.
+        local upper = '+'
+        if keep ~= nil then upper = '(' .. keep end
+        local below = redis.call('XRANGE', KEYS[1], '-', upper, 'COUNT', excess + 1)
+        local threshold
+        if #below > excess then
+          threshold = below[excess + 1][1]
+        elseif keep ~= nil then
+          threshold = keep
+        else
+          return 0
+        end
+        return redis.call('XTRIM', KEYS[1], 'MINID', threshold)
+        """
+}

@@ -1,0 +1,355 @@
+import Events
+import Foundation
+import RedisServerSupport
+import Testing
+
+@testable import EventsRedis
+
+@Suite("Redis bridge", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
+struct RedisBridgeTests {
+    @Test(
+        "A typed event crosses in both modes, with its sender described and no echo",
+        arguments: [RedisBridge.Mode.pubSub, .stream])
+    func typedEventCrosses(mode: RedisBridge.Mode) async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let centerA = EventCenter()
+        let centerB = EventCenter()
+        let bridgeA = RedisBridge(
+            center: centerA, configuration: bridgeConfiguration(server, source: "shop/a", errors: errors))
+        let bridgeB = RedisBridge(
+            center: centerB, configuration: bridgeConfiguration(server, source: "shop/b", errors: errors))
+        try bridgeA.carry(ShipmentSent.self, mode: mode)
+        try bridgeB.carry(ShipmentSent.self, mode: mode)
+        try await bridgeA.start()
+        try await bridgeB.start()
+
+        let atA = Log<String>()
+        let atB = Log<(ShipmentSent, RemoteOrigin?)>()
+        let localA = centerA.listen(to: ShipmentSent.self) { event in atA.append(event.orderID) }
+        let remoteB = centerB.listen(to: ShipmentSent.self) { event, sender in
+            atB.append((event, sender?.object(as: RemoteOrigin.self)))
+        }
+        let checkout = Checkout()
+        centerA.dispatch(ShipmentSent(orderID: "A-1"), from: checkout)
+        await bridgeA.flush()
+
+        #expect(await eventually { atB.count == 1 })
+        let (event, origin) = try #require(atB.values.first)
+        #expect(event == ShipmentSent(orderID: "A-1"))
+        #expect(origin?.source == "shop/a")
+        #expect(origin?.subject == "Checkout")
+        #expect(origin?.type == ShipmentSent.wireName)
+        #expect(origin?.key == "test:" + ShipmentSent.wireName)
+        #expect((origin?.streamEntryID != nil) == (mode == .stream))
+
+        // B does not publish what it received, and A never hears its own event back.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(atA.values == ["A-1"])
+        #expect(atB.count == 1)
+        #expect(bridgeB.statistics.published == 0)
+        #expect(bridgeA.statistics.published == 1)
+        #expect(bridgeA.statistics.delivered == 0)
+        #expect(bridgeB.statistics.delivered == 1)
+        #expect(errors.all.isEmpty)
+        _ = (localA, remoteB)
+        await bridgeA.stop()
+        await bridgeB.stop()
+    }
+
+    @Test("Named events cross with and without data")
+    func namedEventsCross() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let centerA = EventCenter()
+        let centerB = EventCenter()
+        let bridgeA = RedisBridge(
+            center: centerA, configuration: bridgeConfiguration(server, source: "a", errors: errors))
+        let bridgeB = RedisBridge(
+            center: centerB, configuration: bridgeConfiguration(server, source: "b", errors: errors))
+        for bridge in [bridgeA, bridgeB] {
+            try bridge.carry("cacheCleared", mode: .pubSub)
+            try bridge.carry("userSignedIn", data: Int.self, mode: .stream)
+        }
+        try await bridgeA.start()
+        try await bridgeB.start()
+
+        let received = Log<String>()
+        let cleared = centerB.listen(to: "cacheCleared") { event in received.append("cleared \(event.hasData)") }
+        let signedIn = centerB.listen(to: "userSignedIn") { event in
+            received.append("signed in \(try event.data(as: Int.self))")
+        }
+        centerA.dispatch("userSignedIn", data: 7)
+        centerA.dispatch("cacheCleared")
+        #expect(await eventually { received.count == 2 })
+        #expect(Set(received.values) == ["cleared false", "signed in 7"])
+
+        // What cannot cross is reported, not silently dropped.
+        centerA.dispatch("userSignedIn", data: "seven")
+        centerA.dispatch("cacheCleared", data: 1)
+        #expect(await eventually { errors.all.count == 2 })
+        #expect(errors.all.allSatisfy { if case .cannotEncode = $0 { true } else { false } })
+        _ = (cleared, signedIn)
+        await bridgeA.stop()
+        await bridgeB.stop()
+    }
+
+    @Test("Each message is a CloudEvents 1.0 JSON event that other libraries can read")
+    func wireFormat() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "shop/a", errors: errors))
+        try bridge.carry(ShipmentSent.self, mode: .stream)
+        try await bridge.start()
+        center.dispatch(ShipmentSent(orderID: "A-9"), from: Checkout())
+        await bridge.flush()
+
+        let client = RedisClient(server.configuration)
+        let reply = try await client.send("XRANGE", "test:com.example.shop.shipment-sent", "-", "+")
+        let fields = try #require(reply.array?.first?.array?[1].array)
+        #expect(fields.first?.string == "event")
+        let json = try #require(fields.last?.bytes)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
+        #expect(object["specversion"] as? String == "1.0")
+        #expect(object["type"] as? String == "com.example.shop.shipment-sent")
+        #expect(object["source"] as? String == "shop/a")
+        #expect(object["subject"] as? String == "Checkout")
+        #expect(object["datacontenttype"] as? String == "application/json")
+        #expect((object["id"] as? String)?.isEmpty == false)
+        #expect(RFC3339.date(from: object["time"] as? String ?? "") != nil)
+        #expect((object["data"] as? [String: Any])?["orderID"] as? String == "A-9")
+        client.close()
+        await bridge.stop()
+    }
+
+    @Test("Bad messages are reported, counted and acknowledged; good ones behind them still arrive")
+    func badMessagesAreSkipped() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "b", errors: errors))
+        try bridge.carry(ShipmentSent.self, mode: .stream)
+        try bridge.carry(PubSubSequenced.self, mode: .pubSub)
+        try await bridge.start()
+        let received = Log<String>()
+        let shipments = center.listen(to: ShipmentSent.self) { received.append($0.orderID) }
+        let sequenced = center.listen(to: PubSubSequenced.self) { received.append("n\($0.n)") }
+
+        let stream = "test:" + ShipmentSent.wireName
+        let channel = "test:" + PubSubSequenced.wireName
+        func cloudEvent(type: String, data: String, id: String) -> RedisArgument {
+            RedisArgument(#"{"specversion":"1.0","id":"\#(id)","source":"other","type":"\#(type)","data":\#(data)}"#)
+        }
+        let client = RedisClient(server.configuration)
+        _ = try await client.pipeline([
+            ["XADD", RedisArgument(stream), "*", "event", "not json"],
+            ["XADD", RedisArgument(stream), "*", "payload", "no event field"],
+            ["XADD", RedisArgument(stream), "*", "event", cloudEvent(type: "com.unknown", data: "{}", id: "1")],
+            [
+                "XADD", RedisArgument(stream), "*", "event",
+                cloudEvent(type: ShipmentSent.wireName, data: #"{"id":1}"#, id: "2"),
+            ],
+            [
+                "XADD", RedisArgument(stream), "*", "event",
+                cloudEvent(type: ShipmentSent.wireName, data: #"{"orderID":"ok"}"#, id: "3"),
+            ],
+            ["PUBLISH", RedisArgument(channel), #"{"specversion":"0.3"}"#],
+            [
+                "PUBLISH", RedisArgument(channel),
+                cloudEvent(type: PubSubSequenced.wireName, data: #"{"n":1}"#, id: "4"),
+            ],
+        ])
+        #expect(await eventually { received.count == 2 && errors.all.count == 5 })
+        #expect(Set(received.values) == ["ok", "n1"])
+        let statistics = bridge.statistics
+        #expect(statistics.invalidMessages == 3)
+        #expect(statistics.unknownTypes == 1)
+        #expect(statistics.undecodable == 1)
+        #expect(statistics.delivered == 2)
+        #expect(errors.all.contains { if case .unknownType("com.unknown", "1", "other") = $0 { true } else { false } })
+
+        // Everything on the stream was acknowledged, bad entries included.
+        #expect(
+            try await eventually {
+                let pending = try await client.send("XPENDING", RedisArgument(stream), "b")
+                return pending.array?.first?.int == 0
+            })
+        _ = (shipments, sequenced)
+        client.close()
+        await bridge.stop()
+    }
+
+    @Test("On start, a consumer first re-reads its own unacknowledged entries")
+    func resumesOwnPendingEntries() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let stream = "test:" + Sequenced.wireName
+        let publisherCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+
+        // A consumer named "b" read three entries and died before acknowledging them.
+        let client = RedisClient(server.configuration)
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "b", "$", "MKSTREAM")
+        for n in 1...3 { publisherCenter.dispatch(Sequenced(n: n)) }
+        await publisher.flush()
+        let read = try await client.send(
+            "XREADGROUP", "GROUP", "b", "b", "COUNT", "10", "STREAMS", RedisArgument(stream), ">")
+        #expect(try StreamConsumer.entries(fromRead: read).count == 3)
+
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "b", errors: errors))
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+        #expect(await eventually { received.count == 3 })
+        #expect(received.values == [1, 2, 3])
+        #expect(
+            try await eventually {
+                (try await client.send("XPENDING", RedisArgument(stream), "b")).array?.first?.int == 0
+            })
+        #expect(errors.all.isEmpty)
+        _ = listener
+        client.close()
+        await consumer.stop()
+        await publisher.stop()
+    }
+
+    @Test("Entries a dead consumer of the group left pending are claimed and delivered")
+    func claimsStaleEntries() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let stream = "test:" + Sequenced.wireName
+        let publisherCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+
+        let client = RedisClient(server.configuration)
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "workers", "$", "MKSTREAM")
+        for n in 1...2 { publisherCenter.dispatch(Sequenced(n: n)) }
+        await publisher.flush()
+        _ = try await client.send("XREADGROUP", "GROUP", "workers", "ghost", "STREAMS", RedisArgument(stream), ">")
+
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        var configuration = bridgeConfiguration(server, source: "worker-1", errors: errors)
+        configuration.consumerGroup = "workers"
+        let worker = RedisBridge(center: center, configuration: configuration)
+        try worker.carry(Sequenced.self, mode: .stream)
+        try await worker.start()
+        #expect(await eventually { received.count == 2 })
+        #expect(received.values == [1, 2])
+        #expect(worker.statistics.claimed == 2)
+        _ = listener
+        client.close()
+        await worker.stop()
+        await publisher.stop()
+    }
+
+    @Test("While Redis is down, stream events wait in a bounded buffer; overflow is reported")
+    func buffersWhileDown() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let publisherCenter = EventCenter()
+        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
+        configuration.publishBufferCapacity = 3
+        let publisher = RedisBridge(center: publisherCenter, configuration: configuration)
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+
+        server.kill()
+        for n in 1...5 { publisherCenter.dispatch(Sequenced(n: n)) }
+        let rejected = errors.all.compactMap { error -> String? in
+            if case .publishBufferFull(_, let id, 3) = error { id } else { nil }
+        }
+        #expect(rejected.count == 2)
+        #expect(publisher.statistics.rejectedBufferFull == 2)
+
+        try server.restart()
+        await publisher.flush()
+        #expect(await eventually { received.count == 3 })
+        #expect(received.values == [1, 2, 3])
+        _ = listener
+        await consumer.stop()
+        await publisher.stop()
+    }
+
+    @Test("Trimming keeps every entry a group has not acknowledged")
+    func trimmingKeepsUnacknowledged() async throws {
+        let server = try RedisServer()
+        let stream = "test:trim"
+        let client = RedisClient(server.configuration)
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "slow", "$", "MKSTREAM")
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "fast", "$", "MKSTREAM")
+        for n in 1...50 { _ = try await client.send("XADD", RedisArgument(stream), "*", "n", RedisArgument(n)) }
+        // "fast" read and acknowledged everything; "slow" read 20 and acknowledged 10.
+        let fast = try StreamConsumer.entries(
+            fromRead: try await client.send("XREADGROUP", "GROUP", "fast", "f", "STREAMS", RedisArgument(stream), ">"))
+        _ = try await client.send(["XACK", RedisArgument(stream), "fast"] + fast.map { RedisArgument($0.id) })
+        let slow = try StreamConsumer.entries(
+            fromRead: try await client.send(
+                "XREADGROUP", "GROUP", "slow", "s", "COUNT", "20", "STREAMS", RedisArgument(stream), ">"))
+        _ = try await client.send(
+            ["XACK", RedisArgument(stream), "slow"] + slow.prefix(10).map { RedisArgument($0.id) })
+
+        let trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { _ in })
+        await trimmer.appended(to: [stream])
+        // Entries 11... are pending with "slow" (11-20) or not yet delivered to it (21-50).
+        let remaining = try await client.send("XRANGE", RedisArgument(stream), "-", "+")
+        let ids = try #require(remaining.array).compactMap { $0.array?.first?.string }
+        #expect(ids == fast.suffix(40).map(\.id))
+
+        // Once "slow" acknowledges everything, the length limit applies.
+        let rest = try StreamConsumer.entries(
+            fromRead: try await client.send("XREADGROUP", "GROUP", "slow", "s", "STREAMS", RedisArgument(stream), ">"))
+        _ = try await client.send(
+            ["XACK", RedisArgument(stream), "slow"] + (slow.suffix(10) + rest).map { RedisArgument($0.id) })
+        await trimmer.appended(to: [stream])
+        #expect(try await client.send("XLEN", RedisArgument(stream)).int == 5)
+        client.close()
+    }
+
+    @Test("carry rejects a second type with the same wire name, and any carry after start")
+    func carryRules() async throws {
+        let server = try RedisServer()
+        let bridge = RedisBridge(
+            center: EventCenter(), configuration: bridgeConfiguration(server, source: "a", errors: ErrorLog()))
+        try bridge.carry(Sequenced.self, mode: .stream)
+        #expect(throws: RedisBridgeError.duplicateWireName(Sequenced.wireName)) {
+            try bridge.carry(EventName(rawValue: Sequenced.wireName), mode: .pubSub)
+        }
+        try await bridge.start()
+        #expect(throws: RedisBridgeError.alreadyStarted) { try bridge.carry(ShipmentSent.self, mode: .pubSub) }
+        await bridge.stop()
+    }
+
+    @Test("start throws a typed error when Redis cannot be reached, and can be retried")
+    func startFailsWhenUnreachable() async throws {
+        let server = try RedisServer()
+        server.kill()
+        let bridge = RedisBridge(
+            center: EventCenter(), configuration: bridgeConfiguration(server, source: "a", errors: ErrorLog()))
+        try bridge.carry(Sequenced.self, mode: .stream)
+        await #expect(throws: RedisBridgeError.self) { try await bridge.start() }
+        try server.restart()
+        try await bridge.start()
+        await bridge.stop()
+    }
+}

@@ -1,0 +1,55 @@
+import Events
+import Foundation
+import RedisServerSupport
+
+@testable import EventsRedis
+
+struct ShipmentSent: RemoteEvent, Equatable {
+    static let wireName = "com.example.shop.shipment-sent"
+    let orderID: String
+}
+
+struct Sequenced: RemoteEvent, Equatable {
+    static let wireName = "com.example.test.sequenced"
+    let n: Int
+}
+
+struct PubSubSequenced: RemoteEvent, Equatable {
+    static let wireName = "com.example.test.pubsub-sequenced"
+    let n: Int
+}
+
+/// A sender whose type name becomes the CloudEvents subject.
+final class Checkout: Sendable {}
+
+/// Collects a bridge's reported errors.
+final class ErrorLog: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var errors: [RedisBridgeError] = []
+
+    func record(_ error: RedisBridgeError) { lock.withLock { errors.append(error) } }
+    var all: [RedisBridgeError] { lock.withLock { errors } }
+}
+
+/// A thread-safe log of values, in arrival order.
+final class Log<Value: Sendable>: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var items: [Value] = []
+
+    func append(_ value: Value) { lock.withLock { items.append(value) } }
+    var values: [Value] { lock.withLock { items } }
+    var count: Int { lock.withLock { items.count } }
+}
+
+/// A bridge configuration for tests: short block and claim times, errors collected.
+func bridgeConfiguration(
+    _ server: RedisServer, source: String, errors: ErrorLog, prefix: String = "test:"
+) -> RedisBridge.Configuration {
+    var configuration = RedisBridge.Configuration(redis: server.configuration, source: source)
+    configuration.keyPrefix = prefix
+    configuration.readBlock = .milliseconds(100)
+    configuration.claimInterval = .milliseconds(100)
+    configuration.claimMinimumIdle = .milliseconds(200)
+    configuration.errorHandler = { errors.record($0) }
+    return configuration
+}
