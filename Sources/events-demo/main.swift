@@ -8,6 +8,7 @@ import Foundation
 //   swift run events-demo delegates seed 003: one delegate slot fanned out to many delegates
 //   swift run events-demo shapes    seed 002: a rectangle model posts named events with typed keys
 //   swift run events-demo names     seed 004: names namespaced by their enum, bridged to NotificationCenter
+//   swift run events-demo redis     two processes joined by the Redis bridge (streams and Pub/Sub)
 
 let scenarios: [(name: String, run: @MainActor () async -> Void)] = [
     ("posts", runPostsDemo),
@@ -15,9 +16,14 @@ let scenarios: [(name: String, run: @MainActor () async -> Void)] = [
     ("delegates", runMulticastDemo),
     ("shapes", runShapesDemo),
     ("names", runNamespacedDemo),
+    ("redis", runRedisDemo),
 ]
 
 let requested = CommandLine.arguments.dropFirst()
+// The redis scenario starts this executable again as its worker process.
+if requested.first == "redis-worker", let url = requested.dropFirst().first {
+    exit(await runRedisWorker(url: url))
+}
 if requested.isEmpty {
     for scenario in scenarios { await scenario.run() }
 } else {
