@@ -63,7 +63,6 @@ public struct CloudEvent: Sendable, Hashable {
             throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
         }
 
-        var strings: [String: String] = [:]
         var rawData: Range<Int>?
         var dataIsJSONString: String?
         for (name, value) in members {
@@ -72,8 +71,8 @@ public struct CloudEvent: Sendable, Hashable {
                 rawData = range
             case ("data", .string(let text)):
                 dataIsJSONString = text
-            case (_, .string(let text)):
-                strings[name] = text
+            case (_, .string):
+                break
             case (_, .raw(_, let isNull)):
                 // Attributes are strings; a null optional attribute counts as absent.
                 if Self.stringAttributes.contains(name) && !isNull {
@@ -81,13 +80,21 @@ public struct CloudEvent: Sendable, Hashable {
                 }
             }
         }
+        // A linear search: an event has a dozen members at most, and a dictionary would cost
+        // more to build than all the lookups together.
+        func attribute(_ name: String) -> String? {
+            for member in members where member.name == name {
+                if case .string(let text) = member.value { return text }
+            }
+            return nil
+        }
 
-        guard let version = strings["specversion"] else { throw CloudEventError("missing \"specversion\"") }
+        guard let version = attribute("specversion") else { throw CloudEventError("missing \"specversion\"") }
         guard version == Self.specVersion else {
             throw CloudEventError("unsupported specversion \"\(version)\" (expected \"1.0\")")
         }
         func required(_ name: String) throws(CloudEventError) -> String {
-            guard let value = strings[name], !value.isEmpty else {
+            guard let value = attribute(name), !value.isEmpty else {
                 throw CloudEventError("missing or empty \"\(name)\"")
             }
             return value
@@ -95,10 +102,10 @@ public struct CloudEvent: Sendable, Hashable {
         id = try required("id")
         source = try required("source")
         type = try required("type")
-        subject = strings["subject"]
+        subject = attribute("subject")
         if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
-        dataContentType = strings["datacontenttype"]
-        if let timestamp = strings["time"] {
+        dataContentType = attribute("datacontenttype")
+        if let timestamp = attribute("time") {
             guard let date = RFC3339.date(from: timestamp) else {
                 throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(timestamp)")
             }
@@ -107,7 +114,7 @@ public struct CloudEvent: Sendable, Hashable {
             time = nil
         }
 
-        let base64 = strings["data_base64"]
+        let base64 = attribute("data_base64")
         guard base64 == nil || (rawData == nil && dataIsJSONString == nil) else {
             throw CloudEventError("both \"data\" and \"data_base64\" are present")
         }
@@ -138,7 +145,11 @@ public struct CloudEvent: Sendable, Hashable {
         append(",\"source\":", source, to: &output)
         append(",\"type\":", type, to: &output)
         if let subject { append(",\"subject\":", subject, to: &output) }
-        if let time { append(",\"time\":", RFC3339.string(from: time), to: &output) }
+        if let time {
+            output.append(contentsOf: #","time":""#.utf8)
+            RFC3339.append(time, to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
         if let dataContentType { append(",\"datacontenttype\":", dataContentType, to: &output) }
         if let data {
             output.append(contentsOf: #","data":"#.utf8)

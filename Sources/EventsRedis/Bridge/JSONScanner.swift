@@ -34,7 +34,7 @@ struct JSONScanner {
         skipWhitespace()
         try expect(UInt8(ascii: "{"))
         var members: [(name: String, value: Value)] = []
-        var names = Set<String>()
+        members.reserveCapacity(10)
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -43,7 +43,10 @@ struct JSONScanner {
                 skipWhitespace()
                 guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name") }
                 let name = try readString()
-                guard names.insert(name).inserted else { throw failure("member \"\(name)\" appears twice") }
+                // Linear: objects here have a dozen members, a Set would cost more than it saves.
+                guard !members.contains(where: { $0.name == name }) else {
+                    throw failure("member \"\(name)\" appears twice")
+                }
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
@@ -271,6 +274,12 @@ struct JSONScanner {
 /// Appends `text` to `output` as a JSON string literal, quotes included.
 func appendJSONString(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
+    // Most attribute values need no escaping: copy them whole.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        output.append(contentsOf: text.utf8)
+        output.append(UInt8(ascii: "\""))
+        return
+    }
     for byte in text.utf8 {
         switch byte {
         case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

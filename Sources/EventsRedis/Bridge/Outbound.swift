@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Synchronization
 
 /// The publishing half of a bridge, as the local listeners see it: turns a locally dispatched
 /// event into a CloudEvent and queues it for its publish loop. Runs on the dispatching thread,
@@ -11,6 +12,11 @@ final class Outbound: Sendable {
     let streamQueue: PublishQueue
     let counters: BridgeCounters
     let report: @Sendable (RedisBridgeError) -> Void
+    /// Event ids are this random prefix (new for every bridge instance, so ids never repeat
+    /// across restarts) and a counter: unique within the source, and far cheaper than a UUID
+    /// per event (measured: 6 µs for `UUID().uuidString` on Linux, most of a publish).
+    private let idPrefix: String
+    private let nextID = Atomic<UInt64>(0)
 
     init(
         configuration: RedisBridge.Configuration, counters: BridgeCounters,
@@ -22,6 +28,8 @@ final class Outbound: Sendable {
         streamQueue = PublishQueue(capacity: configuration.publishBufferCapacity)
         self.counters = counters
         self.report = report
+        var generator = SystemRandomNumberGenerator()
+        idPrefix = String(generator.next() as UInt64, radix: 16) + "-"
     }
 
     func publish(
@@ -37,7 +45,7 @@ final class Outbound: Sendable {
             report(.cannotEncode(type: type, reason: String(describing: error)))
             return
         }
-        let id = UUID().uuidString
+        let id = idPrefix + String(nextID.wrappingAdd(1, ordering: .relaxed).newValue)
         let event = CloudEvent(
             id: id, source: source, type: type, subject: sender.flatMap(subject), time: Date(), data: data)
         let message = OutboundMessage(type: type, id: id, key: key, payload: event.jsonBytes())

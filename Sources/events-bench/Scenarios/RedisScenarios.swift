@@ -1,0 +1,449 @@
+import Events
+import EventsRedis
+import Foundation
+import RedisServerSupport
+
+// The Redis bridge beside the raw client on the same server, in the same run. Both sides send
+// the very same bytes: the raw client publishes a CloudEvent encoded once up front, the bridge
+// encodes one per dispatch, so the difference is what the bridge adds (encoding, the publish
+// queue, decoding, deduplication, local dispatch).
+//
+// - Latency: one event at a time, from the call that publishes (raw `PUBLISH` / `XADD`, or the
+//   local `dispatch`) until the receiving side has it (the raw subscriber or stream reader, or
+//   a listener on the receiving center). Median and p99.
+// - Throughput: a burst of events, pipelined in batches of the bridge's size, timed until the
+//   last one is received. Reported as ns per event.
+//
+// The server: a private redis-server started for the run (append-only file on, fsync every
+// second, as a production Streams setup would be) when the binary is present, else $REDIS_URL.
+
+struct BenchPing: RemoteEvent {
+    static let wireName = "bench.ping"
+    let n: Int
+    let body: String
+}
+
+struct BenchStreamPing: RemoteEvent {
+    static let wireName = "bench.stream-ping"
+    let n: Int
+    let body: String
+}
+
+/// 128 bytes of event data, as in the issue's reference figures.
+private let benchBody = String(repeating: "x", count: 128 - #"{"n":0,"body":""}"#.count)
+
+private let benchPrefix = "bench:"
+
+/// Where the Redis scenarios run; nil (with the reason) when no server can be had.
+@MainActor
+private final class BenchRedis {
+    static var shared: Result<BenchRedis, BenchSkip>?
+    let configuration: RedisConfiguration
+    let server: RedisServer?
+    var runCount = 0
+
+    init(configuration: RedisConfiguration, server: RedisServer?) {
+        self.configuration = configuration
+        self.server = server
+    }
+
+    static func obtain() -> Result<BenchRedis, BenchSkip> {
+        if let shared { return shared }
+        let result: Result<BenchRedis, BenchSkip>
+        if RedisServer.executable != nil {
+            do {
+                let server = try RedisServer(extraArguments: ["--appendfsync", "everysec"])
+                result = .success(BenchRedis(configuration: server.configuration, server: server))
+            } catch {
+                result = .failure(BenchSkip(reason: "could not start redis-server: \(error)"))
+            }
+        } else if let url = ProcessInfo.processInfo.environment["REDIS_URL"],
+            let configuration = try? RedisConfiguration(url: url)
+        {
+            result = .success(BenchRedis(configuration: configuration, server: nil))
+        } else {
+            result = .failure(BenchSkip(reason: "n/a: no redis-server on PATH and no REDIS_URL"))
+        }
+        shared = result
+        return result
+    }
+
+    /// A fresh key or channel name per measurement, so runs never see each other's data.
+    func uniqueName(_ base: String) -> String {
+        runCount += 1
+        return "\(benchPrefix)\(base):\(getpid()):\(runCount)"
+    }
+}
+
+private struct BenchSkip: Error {
+    let reason: String
+}
+
+/// Receives values from a listener or reader and lets the benchmark await them one by one.
+private final class Arrivals: Sendable {
+    let stream: AsyncStream<Int>
+    let continuation: AsyncStream<Int>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+    }
+}
+
+// MARK: - The contenders
+
+/// One side of a comparison: it publishes event `n` and exposes what arrives.
+@MainActor
+private protocol RedisPath: AnyObject, Sendable {
+    var arrivals: Arrivals { get }
+    func publish(_ n: Int) async
+    /// Publishes `range` as fast as the path allows.
+    func publishBurst(_ range: Range<Int>) async
+    func close() async
+}
+
+/// The raw client: pre-encoded CloudEvents, `PUBLISH` to a subscriber.
+@MainActor
+private final class RawPubSub: RedisPath {
+    let arrivals = Arrivals()
+    let client: RedisClient
+    let subscriber: RedisSubscriber
+    let channel: String
+    let reader: Task<Void, Never>
+    let payloads: [[UInt8]]
+
+    init(_ redis: BenchRedis, payloads: [[UInt8]]) async throws {
+        channel = redis.uniqueName("raw-pubsub")
+        client = RedisClient(redis.configuration)
+        subscriber = RedisSubscriber(redis.configuration)
+        self.payloads = payloads
+        let events = subscriber.events(channels: [channel], bufferLimit: 1_000_000)
+        let arrivals = arrivals
+        let (subscribed, confirm) = AsyncStream.makeStream(of: Void.self)
+        reader = Task.detached {
+            var count = 0
+            do {
+                for try await event in events {
+                    switch event {
+                    case .message: arrivals.continuation.yield(count)
+                    case .subscribed: confirm.yield()
+                    case .reconnected: break
+                    }
+                    if case .message = event { count += 1 }
+                }
+            } catch {}
+            confirm.finish()
+        }
+        for await _ in subscribed { break }
+    }
+
+    func publish(_ n: Int) async {
+        _ = try? await client.send(["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])])
+    }
+
+    func publishBurst(_ range: Range<Int>) async {
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
+            let commands: [[RedisArgument]] = (start..<min(start + 512, range.upperBound)).map { n in
+                ["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])]
+            }
+            _ = try? await client.pipeline(commands)
+        }
+    }
+
+    func close() async {
+        subscriber.close()
+        client.close()
+        await reader.value
+    }
+}
+
+/// The raw client on a stream: `XADD`, and a reader looping `XREADGROUP` + `XACK`.
+@MainActor
+private final class RawStream: RedisPath {
+    let arrivals = Arrivals()
+    let client: RedisClient
+    let readClient: RedisClient
+    let key: String
+    let reader: Task<Void, Never>
+    let payloads: [[UInt8]]
+
+    init(_ redis: BenchRedis, payloads: [[UInt8]]) async throws {
+        key = redis.uniqueName("raw-stream")
+        client = RedisClient(redis.configuration)
+        readClient = RedisClient(redis.configuration)
+        self.payloads = payloads
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(key), "g", "$", "MKSTREAM")
+        let (readClient, key, arrivals) = (readClient, key, arrivals)
+        reader = Task.detached {
+            var count = 0
+            while !Task.isCancelled {
+                guard
+                    let reply = try? await readClient.send(
+                        [
+                            "XREADGROUP", "GROUP", "g", "c", "COUNT", "512", "BLOCK", "1000", "STREAMS",
+                            RedisArgument(key), ">",
+                        ], timeout: .seconds(5)),
+                    let entries = reply.array?.first?.array?[1].array
+                else { continue }
+                var ids: [RedisArgument] = []
+                for entry in entries {
+                    if let id = entry.array?.first?.string { ids.append(RedisArgument(id)) }
+                }
+                _ = try? await readClient.send(["XACK", RedisArgument(key), "g"] + ids)
+                for _ in entries {
+                    arrivals.continuation.yield(count)
+                    count += 1
+                }
+            }
+        }
+    }
+
+    func publish(_ n: Int) async {
+        _ = try? await client.send(["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])])
+    }
+
+    func publishBurst(_ range: Range<Int>) async {
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
+            let commands: [[RedisArgument]] = (start..<min(start + 512, range.upperBound)).map { n in
+                ["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])]
+            }
+            _ = try? await client.pipeline(commands)
+        }
+    }
+
+    func close() async {
+        reader.cancel()
+        readClient.close()
+        client.close()
+        await reader.value
+    }
+}
+
+/// Two centers joined by two bridges; a listener on the receiving center reports arrivals.
+@MainActor
+private final class BridgePath: RedisPath {
+    let arrivals = Arrivals()
+    let sending = EventCenter()
+    let receiving = EventCenter()
+    let sender: RedisBridge
+    let receiver: RedisBridge
+    let mode: RedisBridge.Mode
+    var listener: Subscription?
+
+    init(_ redis: BenchRedis, mode: RedisBridge.Mode) async throws {
+        self.mode = mode
+        let prefix = redis.uniqueName("bridge") + ":"
+        func configuration(_ source: String) -> RedisBridge.Configuration {
+            var configuration = RedisBridge.Configuration(redis: redis.configuration, source: source)
+            configuration.keyPrefix = prefix
+            configuration.publishBufferCapacity = 1_000_000
+            return configuration
+        }
+        sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
+        receiver = RedisBridge(center: receiving, configuration: configuration("bench/receiver"))
+        for bridge in [sender, receiver] {
+            switch mode {
+            case .pubSub: try bridge.carry(BenchPing.self, mode: .pubSub)
+            case .stream: try bridge.carry(BenchStreamPing.self, mode: .stream)
+            }
+            try await bridge.start()
+        }
+        let arrivals = arrivals
+        listener =
+            switch mode {
+            case .pubSub: receiving.listen(to: BenchPing.self) { arrivals.continuation.yield($0.n) }
+            case .stream: receiving.listen(to: BenchStreamPing.self) { arrivals.continuation.yield($0.n) }
+            }
+    }
+
+    func publish(_ n: Int) async {
+        switch mode {
+        case .pubSub: sending.dispatch(BenchPing(n: n, body: benchBody))
+        case .stream: sending.dispatch(BenchStreamPing(n: n, body: benchBody))
+        }
+    }
+
+    func publishBurst(_ range: Range<Int>) async {
+        for n in range { await publish(n) }
+    }
+
+    func close() async {
+        listener?.cancel()
+        await sender.stop()
+        await receiver.stop()
+    }
+}
+
+// MARK: - Measuring
+
+private struct LatencyFigures {
+    var median: Double
+    var p99: Double
+}
+
+/// Sends `count` events one at a time and returns the latency of each, in nanoseconds.
+@MainActor
+private func latencies(_ path: any RedisPath, count: Int) async -> [Double] {
+    var iterator = path.arrivals.stream.makeAsyncIterator()
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    let clock = ContinuousClock()
+    for n in 0..<count {
+        let start = clock.now
+        // The publish call and the arrival race: the event may arrive before the publish call
+        // returns its reply. Latency is until both happened, measured from the start.
+        async let published: Void = path.publish(n)
+        _ = await iterator.next()
+        await published
+        samples.append(nanoseconds(clock.now - start))
+    }
+    return samples
+}
+
+/// Sends `count` events in a burst and returns the time per event, in nanoseconds.
+@MainActor
+private func throughput(_ path: any RedisPath, count: Int) async -> Double {
+    var iterator = path.arrivals.stream.makeAsyncIterator()
+    let clock = ContinuousClock()
+    let start = clock.now
+    async let published: Void = path.publishBurst(0..<count)
+    for _ in 0..<count { _ = await iterator.next() }
+    await published
+    return nanoseconds(clock.now - start) / Double(count)
+}
+
+private func nanoseconds(_ duration: Duration) -> Double {
+    let parts = duration.components
+    return Double(parts.seconds) * 1e9 + Double(parts.attoseconds) / 1e9
+}
+
+private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
+}
+
+/// CloudEvents exactly as the bridge would write them for `BenchPing`s.
+private func encodedPayloads(type: String, count: Int) -> [[UInt8]] {
+    (0..<count).map { n in
+        let data = (try? JSONEncoder().encode(BenchPing(n: n, body: benchBody))).map { Array($0) }
+        return CloudEvent(id: UUID().uuidString, source: "bench/raw", type: type, time: Date(), data: data).jsonBytes()
+    }
+}
+
+@MainActor
+func redisLatencyScenario(mode: RedisBridge.Mode, effort: Effort) async -> ScenarioReport {
+    let name = mode == .pubSub ? "Pub/Sub" : "Streams"
+    let id = mode == .pubSub ? "redis-pubsub-latency" : "redis-stream-latency"
+    var report = ScenarioReport(
+        id: id, title: "Redis \(name) one-way latency (median; p99 beside it)", unit: .nanosecondsPerOperation,
+        operation: "one 128-byte event from the publishing call to the receiving side, one at a time", rows: [])
+    let rawName = mode == .pubSub ? "raw client PUBLISH -> subscriber" : "raw client XADD -> XREADGROUP + XACK"
+    let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch -> listener"
+    switch BenchRedis.obtain() {
+    case .failure(let skip):
+        report.rows = [
+            Row(name: rawName, role: .baseline, value: nil, status: skip.reason),
+            Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
+        ]
+    case .success(let redis):
+        let count = effort.isQuick ? 50 : 2_000
+        let rounds = effort.isQuick ? 1 : 3
+        var raw: [[Double]] = []
+        var bridged: [[Double]] = []
+        do {
+            for _ in 0..<rounds {
+                // Round-robin, fresh keys each time: a slow spell hits both alike.
+                let rawPath: any RedisPath =
+                    mode == .pubSub
+                    ? try await RawPubSub(redis, payloads: encodedPayloads(type: BenchPing.wireName, count: 64))
+                    : try await RawStream(redis, payloads: encodedPayloads(type: BenchStreamPing.wireName, count: 64))
+                _ = await latencies(rawPath, count: count / 10)  // warm-up
+                raw.append(await latencies(rawPath, count: count))
+                await rawPath.close()
+                let bridgePath = try await BridgePath(redis, mode: mode)
+                _ = await latencies(bridgePath, count: count / 10)
+                bridged.append(await latencies(bridgePath, count: count))
+                await bridgePath.close()
+            }
+            func figures(_ runs: [[Double]]) -> LatencyFigures {
+                LatencyFigures(
+                    median: median(runs.map { percentile($0, 0.5) }), p99: median(runs.map { percentile($0, 0.99) }))
+            }
+            let rawFigures = figures(raw)
+            let bridgeFigures = figures(bridged)
+            report.rows = [
+                Row(
+                    name: rawName, role: .baseline, value: rawFigures.median, status: Row.measured,
+                    detail: "p99 " + formatFigure(rawFigures.p99) + " ns"),
+                Row(
+                    name: bridgeName, role: .subject, value: bridgeFigures.median, status: Row.measured,
+                    detail: "p99 " + formatFigure(bridgeFigures.p99) + " ns; "
+                        + formatRatio(bridgeFigures.median / rawFigures.median) + " median, "
+                        + formatRatio(bridgeFigures.p99 / rawFigures.p99) + " p99 of raw"),
+            ]
+            report.target = Target(
+                goal: "bridge median latency within 1.2x of the raw client",
+                figure: ratio(bridgeFigures.median, rawFigures.median), kind: .ratio, limit: 1.2, atMost: true)
+        } catch {
+            report.rows = [Row(name: rawName, role: .baseline, value: nil, status: "failed: \(error)")]
+        }
+    }
+    report.finish(quick: effort.isQuick)
+    return report
+}
+
+@MainActor
+func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> ScenarioReport {
+    let name = mode == .pubSub ? "Pub/Sub" : "Streams"
+    let id = mode == .pubSub ? "redis-pubsub-throughput" : "redis-stream-throughput"
+    var report = ScenarioReport(
+        id: id, title: "Redis \(name) throughput", unit: .nanosecondsPerOperation,
+        operation: "one 128-byte event of a burst, pipelined in batches of 512, until the last arrives", rows: [])
+    let rawName = mode == .pubSub ? "raw client pipelined PUBLISH -> subscriber" : "raw client pipelined XADD -> XREADGROUP"
+    let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
+    switch BenchRedis.obtain() {
+    case .failure(let skip):
+        report.rows = [
+            Row(name: rawName, role: .baseline, value: nil, status: skip.reason),
+            Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
+        ]
+    case .success(let redis):
+        let count = effort.isQuick ? 500 : 20_000
+        let rounds = effort.isQuick ? 1 : 3
+        var raw: [Double] = []
+        var bridged: [Double] = []
+        do {
+            for _ in 0..<rounds {
+                let rawPath: any RedisPath =
+                    mode == .pubSub
+                    ? try await RawPubSub(redis, payloads: encodedPayloads(type: BenchPing.wireName, count: 64))
+                    : try await RawStream(redis, payloads: encodedPayloads(type: BenchStreamPing.wireName, count: 64))
+                _ = await throughput(rawPath, count: count / 10)
+                raw.append(await throughput(rawPath, count: count))
+                await rawPath.close()
+                let bridgePath = try await BridgePath(redis, mode: mode)
+                _ = await throughput(bridgePath, count: count / 10)
+                bridged.append(await throughput(bridgePath, count: count))
+                await bridgePath.close()
+            }
+            let rawFigure = median(raw)
+            let bridgeFigure = median(bridged)
+            report.rows = [
+                Row(
+                    name: rawName, role: .baseline, value: rawFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / rawFigure) + " events/s"),
+                Row(
+                    name: bridgeName, role: .subject, value: bridgeFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / bridgeFigure) + " events/s; " + formatRatio(bridgeFigure / rawFigure)
+                        + " of raw"),
+            ]
+            report.target = Target(
+                goal: "bridge time per event within 1.2x of the raw client", figure: ratio(bridgeFigure, rawFigure),
+                kind: .ratio, limit: 1.2, atMost: true)
+        } catch {
+            report.rows = [Row(name: rawName, role: .baseline, value: nil, status: "failed: \(error)")]
+        }
+    }
+    report.finish(quick: effort.isQuick)
+    return report
+}
