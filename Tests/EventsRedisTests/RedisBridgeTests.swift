@@ -222,6 +222,46 @@ struct RedisBridgeTests {
         await publisher.stop()
     }
 
+    @Test("A consumer that stopped cleanly and restarts does not deliver what it already handled")
+    func stopAcknowledgesDeliveredEntries() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let publisherCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+
+        let firstCenter = EventCenter()
+        let first = Log<Int>()
+        let firstListener = firstCenter.listen(to: Sequenced.self) { first.append($0.n) }
+        let firstRun = RedisBridge(
+            center: firstCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try firstRun.carry(Sequenced.self, mode: .stream)
+        try await firstRun.start()
+        for n in 1...20 { publisherCenter.dispatch(Sequenced(n: n)) }
+        #expect(await eventually { first.count == 20 })
+        await firstRun.stop()
+
+        // A new process with the same consumer name: its deduplication memory is empty, so
+        // anything left unacknowledged would arrive again.
+        let secondCenter = EventCenter()
+        let second = Log<Int>()
+        let secondListener = secondCenter.listen(to: Sequenced.self) { second.append($0.n) }
+        let secondRun = RedisBridge(
+            center: secondCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try secondRun.carry(Sequenced.self, mode: .stream)
+        try await secondRun.start()
+        publisherCenter.dispatch(Sequenced(n: 21))
+        #expect(await eventually { second.count == 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(second.values == [21])
+        #expect(errors.all.isEmpty)
+        _ = (firstListener, secondListener)
+        await secondRun.stop()
+        await publisher.stop()
+    }
+
     @Test("Entries a dead consumer of the group left pending are claimed and delivered")
     func claimsStaleEntries() async throws {
         let server = try RedisServer()
@@ -309,7 +349,7 @@ struct RedisBridgeTests {
         _ = try await client.send(
             ["XACK", RedisArgument(stream), "slow"] + slow.prefix(10).map { RedisArgument($0.id) })
 
-        let trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { _ in })
+        var trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { _ in })
         await trimmer.appended(to: [stream])
         // Entries 11... are pending with "slow" (11-20) or not yet delivered to it (21-50).
         let remaining = try await client.send("XRANGE", RedisArgument(stream), "-", "+")

@@ -18,6 +18,7 @@ struct PublishLoop: Sendable {
 
     func run() async {
         var backoff = Backoff()
+        var trimmer = trimmer
         while let batch = await queue.nextBatch(limit: Self.batchLimit) {
             let commands: [[RedisArgument]] = batch.map { message in
                 switch mode {

@@ -54,6 +54,8 @@ public final class RedisBridge: Sendable {
         var carried: [String: CarriedEvent] = [:]
         var subscriptions: [Subscription] = []
         var tasks: [Task<Void, Never>] = []
+        /// The stream reader, which `stop()` lets finish its batch before closing connections.
+        var consumerTask: Task<Void, Never>?
         var clients: [RedisClient] = []
         var subscriber: RedisSubscriber?
     }
@@ -162,6 +164,7 @@ public final class RedisBridge: Sendable {
         let channels = carried.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
         var clients: [RedisClient] = []
         var tasks: [Task<Void, Never>] = []
+        var consumerTask: Task<Void, Never>?
         var subscriber: RedisSubscriber?
 
         do throws(RedisError) {
@@ -173,7 +176,9 @@ public final class RedisBridge: Sendable {
                     consumer: configuration.consumerName, inbound: inbound, configuration: configuration,
                     counters: counters, report: report)
                 try await consumer.createGroups()
-                tasks.append(Task.detached { await consumer.run() })
+                let task = Task.detached { await consumer.run() }
+                consumerTask = task
+                tasks.append(task)
 
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
@@ -213,6 +218,7 @@ public final class RedisBridge: Sendable {
             state.phase = .running
             state.subscriptions = subscriptions
             state.tasks = tasks
+            state.consumerTask = consumerTask
             state.clients = clients
             state.subscriber = subscriber
         }
@@ -229,9 +235,11 @@ public final class RedisBridge: Sendable {
     /// no longer arrive.
     ///
     /// Events still waiting for Redis get up to `drainTimeout` to be acknowledged; any left
-    /// after it are reported as ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``. Stream
-    /// entries this instance has not acknowledged stay pending in Redis and are delivered again
-    /// when it restarts with the same consumer name (or claimed by another consumer).
+    /// after it are reported as ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``. The
+    /// stream reader finishes the read in progress (at most ``Configuration/readBlock``) and
+    /// acknowledges what it delivered. Entries it could not acknowledge stay pending in Redis
+    /// and are delivered again when it restarts with the same consumer name (or claimed by
+    /// another consumer).
     public func stop(drainTimeout: Duration = .seconds(5)) async {
         let subscriptions: [Subscription]? = lock.withLock {
             guard state.phase == .running else { return nil }
@@ -248,10 +256,13 @@ public final class RedisBridge: Sendable {
         let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
         if left > 0 { configuration.errorHandler(.stoppedWithUnpublishedEvents(left)) }
 
-        let (tasks, clients, subscriber) = lock.withLock {
-            (state.tasks, state.clients, state.subscriber)
+        let (tasks, consumerTask, clients, subscriber) = lock.withLock {
+            (state.tasks, state.consumerTask, state.clients, state.subscriber)
         }
         tasks.forEach { $0.cancel() }
+        // The stream reader finishes the read in progress (at most `readBlock`) and acknowledges
+        // what it delivered before its connection closes.
+        await consumerTask?.value
         clients.forEach { $0.close() }
         subscriber?.close()
         for task in tasks { await task.value }

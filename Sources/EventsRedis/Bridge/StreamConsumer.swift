@@ -45,6 +45,9 @@ struct StreamConsumer: Sendable {
         // Setup runs first on every start too: a restarted process resumes its own pending entries.
         var needsSetup = true
         var lastClaim: ContinuousClock.Instant?
+        // Acknowledgements of delivered entries ride along with the next read, saving a round
+        // trip per batch. Lost with the connection, they only cause a redelivery (suppressed).
+        var acknowledgements: [String: [String]] = [:]
         while !Task.isCancelled {
             do {
                 if needsSetup {
@@ -56,7 +59,8 @@ struct StreamConsumer: Sendable {
                     try await claimStaleEntries()
                     lastClaim = .now
                 }
-                try await deliverNew()
+                let entries = try await readNew(acknowledging: acknowledgements)
+                acknowledgements = await deliver(entries)
                 backoff.reset()
             } catch {
                 if error == .clientClosed || Task.isCancelled { return }
@@ -64,8 +68,13 @@ struct StreamConsumer: Sendable {
                 report(.redis(error))
                 needsSetup = true
                 lastClaim = nil
+                acknowledgements = [:]
                 await backoff.wait()
             }
+        }
+        // Stopping: acknowledge what was delivered, so a restart does not deliver it again.
+        if !acknowledgements.isEmpty {
+            _ = try? await client.pipeline(acknowledgeCommands(acknowledgements))
         }
     }
 
@@ -106,12 +115,20 @@ struct StreamConsumer: Sendable {
         }
     }
 
-    /// Waits up to the block time for new entries and delivers them.
-    func deliverNew() async throws(RedisError) {
+    /// Acknowledges `acknowledgements` and waits up to the block time for new entries, in one
+    /// pipeline.
+    func readNew(acknowledging acknowledgements: [String: [String]]) async throws(RedisError) -> [Entry] {
         let block = configuration.readBlock
-        let reply = try await client.send(
-            readCommand(ids: keys.map { _ in ">" }, block: block), timeout: block + configuration.redis.replyTimeout)
-        try await handle(try Self.entries(fromRead: reply))
+        let commands = acknowledgeCommands(acknowledgements) + [readCommand(ids: keys.map { _ in ">" }, block: block)]
+        let replies = try await client.pipeline(commands, timeout: block + configuration.redis.replyTimeout)
+        for reply in replies.dropLast() {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+        }
+        guard let read = replies.last else {
+            throw RedisError.unexpectedReply(expected: "an XREADGROUP reply", got: "nothing")
+        }
+        if case .error(let text) = read { throw RedisError.server(text) }
+        return try Self.entries(fromRead: read)
     }
 
     private func readCommand(ids: [String], block: Duration?) -> [RedisArgument] {
@@ -131,7 +148,16 @@ struct StreamConsumer: Sendable {
 
     /// Delivers each entry, then acknowledges them all (one XACK per stream, pipelined).
     private func handle(_ entries: [Entry]) async throws(RedisError) {
-        guard !entries.isEmpty else { return }
+        let acknowledgements = await deliver(entries)
+        guard !acknowledgements.isEmpty else { return }
+        for reply in try await client.pipeline(acknowledgeCommands(acknowledgements)) {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+        }
+    }
+
+    /// Delivers each entry locally (waiting for every listener) and returns the ids to
+    /// acknowledge, per stream: all of them, bad entries included, so none blocks the stream.
+    private func deliver(_ entries: [Entry]) async -> [String: [String]] {
         var acknowledgements: [String: [String]] = [:]
         for entry in entries {
             if let message = entry.message {
@@ -143,11 +169,12 @@ struct StreamConsumer: Sendable {
             }
             acknowledgements[entry.key, default: []].append(entry.id)
         }
-        let commands: [[RedisArgument]] = acknowledgements.map { key, ids in
+        return acknowledgements
+    }
+
+    private func acknowledgeCommands(_ acknowledgements: [String: [String]]) -> [[RedisArgument]] {
+        acknowledgements.map { key, ids in
             ["XACK", RedisArgument(key), RedisArgument(group)] + ids.map { RedisArgument($0) }
-        }
-        for reply in try await client.pipeline(commands) {
-            if case .error(let text) = reply { throw RedisError.server(text) }
         }
     }
 

@@ -198,7 +198,9 @@ private final class RawStream: RedisPath {
     }
 
     func publish(_ n: Int) async {
-        _ = try? await client.send(["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])])
+        _ = try? await client.send([
+            "XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count]),
+        ])
     }
 
     func publishBurst(_ range: Range<Int>) async {
@@ -399,7 +401,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
     var report = ScenarioReport(
         id: id, title: "Redis \(name) throughput", unit: .nanosecondsPerOperation,
         operation: "one 128-byte event of a burst, pipelined in batches of 512, until the last arrives", rows: [])
-    let rawName = mode == .pubSub ? "raw client pipelined PUBLISH -> subscriber" : "raw client pipelined XADD -> XREADGROUP"
+    let rawName =
+        mode == .pubSub ? "raw client pipelined PUBLISH -> subscriber" : "raw client pipelined XADD -> XREADGROUP"
     let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
     switch BenchRedis.obtain() {
     case .failure(let skip):
