@@ -3,12 +3,6 @@ import Synchronization
 
 @testable import EventsRedis
 
-struct OrderPlaced: RemoteEvent, Equatable {
-    static let wireName = "com.example.shop.order-placed"
-    let orderID: String
-    let total: Int
-}
-
 /// A thread-safe counter for handlers.
 final class Counter: Sendable {
     private let storage = Atomic<Int>(0)

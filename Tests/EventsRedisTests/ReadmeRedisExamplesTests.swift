@@ -1,0 +1,56 @@
+import Events
+import EventsRedis
+import Foundation
+import RedisServerSupport
+import Testing
+
+// The README's Redis bridge example, compiled and run against a private server: if this file
+// stops compiling, the README is wrong.
+
+private struct OrderPlaced: RemoteEvent {
+    static let wireName = "com.example.shop.order-placed"
+    let orderID: String
+}
+
+private final class CheckoutScreen: Sendable {}
+
+@Suite("README: the Redis bridge", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
+struct ReadmeRedisExamplesTests {
+    @Test("The README example carries an order to another process's center")
+    func bridgeExample() async throws {
+        let server = try RedisServer()
+        let center = EventCenter()
+        let checkout = CheckoutScreen()
+
+        // README: "Across processes: the Redis bridge"
+        let bridge = RedisBridge(
+            center: center,
+            configuration: RedisBridge.Configuration(
+                redis: RedisConfiguration(host: "127.0.0.1", port: server.port), source: "shop/api-1"))
+        try bridge.carry(OrderPlaced.self, mode: .stream)  // at-least-once, nothing lost
+        try bridge.carry("cacheCleared", data: String.self, mode: .pubSub)  // fire-and-forget
+
+        // Another process, played by a second center and bridge.
+        let elsewhere = EventCenter()
+        let other = RedisBridge(
+            center: elsewhere,
+            configuration: RedisBridge.Configuration(
+                redis: RedisConfiguration(host: "127.0.0.1", port: server.port), source: "shop/api-2"))
+        try other.carry(OrderPlaced.self, mode: .stream)
+        try other.carry("cacheCleared", data: String.self, mode: .pubSub)
+        try await other.start()
+        let arrived = Log<String>()
+        let listener = elsewhere.listen(to: OrderPlaced.self) { order, sender in
+            arrived.append("\(order.orderID) from \(sender?.object(as: RemoteOrigin.self)?.source ?? "here")")
+        }
+
+        try await bridge.start()
+        center.dispatch(OrderPlaced(orderID: "A-1001"), from: checkout)  // local listeners, then Redis
+
+        #expect(await eventually { arrived.count == 1 })
+        #expect(arrived.values == ["A-1001 from shop/api-1"])
+        _ = listener
+        await bridge.stop()
+        await other.stop()
+    }
+}
