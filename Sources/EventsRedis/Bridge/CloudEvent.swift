@@ -28,7 +28,7 @@ public struct CloudEvent: Sendable, Hashable {
     public var id: String
     /// Identifies the publishing app and instance (a URI reference, such as `shop/api-1`).
     public var source: String
-    /// The event's stable wire name: ``RemoteEvent/wireName`` or an ``EventName``'s string.
+    /// The event's stable wire name: ``RemoteEvent/wireName`` or an `EventName`'s string.
     public var type: String
     /// A description of the object that dispatched the event, when there was one.
     public var subject: String?

@@ -1,6 +1,6 @@
 import Events
 
-/// Carries chosen events between the ``EventCenter``s of several processes, possibly on several
+/// Carries chosen events between the `EventCenter`s of several processes, possibly on several
 /// hosts, through Redis.
 ///
 /// Attach a bridge to a center, say which events cross and how, and start it. From then on,
