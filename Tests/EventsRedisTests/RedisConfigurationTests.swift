@@ -52,6 +52,21 @@ struct RedisConfigurationTests {
         }
     }
 
+    @Test("url writes a configuration back so that init(url:) reads the same settings")
+    func urlRoundTrips() throws {
+        var configuration = RedisConfiguration(host: "10.0.0.5", port: 6380)
+        configuration.username = "worker"
+        configuration.password = "p@ss:w/rd é"
+        configuration.database = 3
+        let copy = try RedisConfiguration(url: configuration.url)
+        #expect(copy.host == "10.0.0.5" && copy.port == 6380 && copy.database == 3)
+        #expect(copy.username == "worker" && copy.password == "p@ss:w/rd é")
+        #expect(RedisConfiguration(host: "127.0.0.1", port: 6379).url == "redis://127.0.0.1:6379")
+        let passwordOnly = try RedisConfiguration(url: "redis://:secret@localhost/0")
+        #expect(try RedisConfiguration(url: passwordOnly.url).password == "secret")
+        #expect(try RedisConfiguration(url: RedisConfiguration(host: "::1", port: 7000).url).host == "::1")
+    }
+
     @Test("reconnect delays grow, cap and stay within the jitter")
     func reconnectDelays() {
         let policy = RedisReconnectPolicy(
