@@ -19,7 +19,8 @@
 ///   alive.
 /// - Messages arrive in the order the server sent them. A stream buffers up to `bufferLimit`
 ///   elements for a slow consumer; beyond that it drops the oldest and counts them in
-///   ``droppedCount``.
+///   ``droppedCount``. (The iterator takes buffered elements in batches of up to 256; a batch
+///   it holds no longer counts against the limit.)
 /// - When the connection breaks, the stream reconnects with ``RedisConfiguration/reconnect``
 ///   and subscribes again. **Messages published while it was disconnected are lost.**
 ///   ``reconnectCount`` counts these gaps, and ``events(channels:patterns:bufferLimit:)``
@@ -102,16 +103,18 @@ public final class RedisSubscriber: Sendable {
         channels: [String], patterns: [String], bufferLimit: Int,
         transform: @escaping @Sendable (RedisPubSubEvent) -> Element?
     ) -> AsyncThrowingStream<Element, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: Element.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(max(bufferLimit, 1)))
         guard !channels.isEmpty || !patterns.isEmpty else {
-            continuation.finish(
-                throwing: RedisError.invalidConfiguration("subscribe to at least one channel or pattern"))
-            return stream
+            let queue = RedisElementQueue<Element>(limit: 1, onTermination: {})
+            queue.finish(throwing: .invalidConfiguration("subscribe to at least one channel or pattern"))
+            return queue.stream()
         }
         let subscription = RedisSubscription(
             configuration: configuration, channels: channels, patterns: patterns,
             healthCheckInterval: healthCheckInterval, counters: counters)
+        // A lock-protected buffer with the rules of a `bufferingNewest` stream, for speed (see
+        // RedisElementQueue). When the consumer goes away, the subscription stops.
+        let queue = RedisElementQueue<Element>(limit: bufferLimit, onTermination: { subscription.stop() })
+        let stream = queue.stream()
         let key = ObjectIdentifier(subscription)
         let registered: Bool = counters.withLock { counters in
             guard !counters.isClosed else { return false }
@@ -119,25 +122,20 @@ public final class RedisSubscriber: Sendable {
             return true
         }
         guard registered else {
-            continuation.finish(throwing: RedisError.clientClosed)
+            queue.finish(throwing: .clientClosed)
             return stream
         }
-        continuation.onTermination = { _ in subscription.stop() }
         let counters = counters
         subscription.start(
             deliver: { event in
                 guard let element = transform(event) else { return }
-                if case .dropped = continuation.yield(element) {
+                if !queue.push(element) {
                     counters.withLock { $0.droppedCount += 1 }
                 }
             },
             finish: { error in
                 counters.withLock { _ = $0.subscriptions.removeValue(forKey: key) }
-                if let error, error != .clientClosed {
-                    continuation.finish(throwing: error)
-                } else {
-                    continuation.finish()
-                }
+                queue.finish(throwing: error == .clientClosed ? nil : error)
             })
         return stream
     }
