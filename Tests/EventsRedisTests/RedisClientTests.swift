@@ -40,6 +40,29 @@ struct RedisClientTests {
         #expect(client.isConnected)
     }
 
+    @Test("completes callback pipelines in order on its queue, and at once with clientClosed after close")
+    func callbackPipelines() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        let results = Log<Result<[RESPValue], RedisError>>()
+        for index in 0..<3 {
+            client.pipeline([["INCR", "n"], ["ECHO", RedisArgument("call \(index)")]]) { results.append($0) }
+        }
+        #expect(await eventually { results.count == 3 })
+        let replies = results.values.map { try? $0.get() }
+        #expect(replies.map { $0?.first?.int } == [1, 2, 3], "FIFO, one completion each")
+        #expect(replies.map { $0?.last?.string } == ["call 0", "call 1", "call 2"])
+
+        client.close()
+        client.pipeline([["PING"]]) { results.append($0) }
+        #expect(results.count == 4)
+        if case .failure(let error) = results.values.last {
+            #expect(error == .clientClosed)
+        } else {
+            Issue.record("a closed client must fail the call")
+        }
+    }
+
     @Test("throws error replies as server errors and keeps them in pipelines")
     func errorReplies() async throws {
         let server = try RedisServer()

@@ -142,6 +142,27 @@ public final class RedisClient: Sendable {
         queue.async { self.releaseConnection() }
     }
 
+    /// Sends several commands in one write and calls `completion` with their replies (error
+    /// replies inside), or with the error that ended the call.
+    ///
+    /// For code that must not wait on a task: the request is queued from the calling thread,
+    /// and `completion` runs on the client's own I/O queue, so it must be quick and must not
+    /// block; it may queue the next request. The bridge's publisher uses it to go from a local
+    /// dispatch to the socket with one thread handoff, as a raw caller does.
+    package func pipeline(
+        _ commands: [[RedisArgument]], timeout: Duration? = nil,
+        completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
+    ) {
+        guard !commands.isEmpty else {
+            completion(.success([]))
+            return
+        }
+        enqueue(
+            RedisClientRequest(
+                commands: commands, timeout: timeout, connectDeadline: connectDeadline(timeout),
+                completion: .callback(completion)))
+    }
+
     private func connectDeadline(_ timeout: Duration?) -> ContinuousClock.Instant {
         .now + configuration.connectTimeout + (timeout ?? configuration.replyTimeout)
     }

@@ -11,6 +11,8 @@ struct RedisClientRequest: Sendable {
         case single(CheckedContinuation<Result<RESPValue, RedisError>, Never>)
         /// Several commands; error replies stay in the array.
         case pipeline(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
+        /// Several commands, completed by a callback on the client's queue (no task to resume).
+        case callback(@Sendable (Result<[RESPValue], RedisError>) -> Void)
     }
 
     let commands: [[RedisArgument]]
@@ -31,6 +33,8 @@ struct RedisClientRequest: Sendable {
             }
         case .pipeline(let continuation):
             continuation.resume(returning: .success(replies))
+        case .callback(let body):
+            body(.success(replies))
         }
     }
 
@@ -38,6 +42,7 @@ struct RedisClientRequest: Sendable {
         switch completion {
         case .single(let continuation): continuation.resume(returning: .failure(error))
         case .pipeline(let continuation): continuation.resume(returning: .failure(error))
+        case .callback(let body): body(.failure(error))
         }
     }
 }
