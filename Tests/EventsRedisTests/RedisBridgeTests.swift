@@ -326,6 +326,23 @@ struct RedisBridgeTests {
         client.close()
     }
 
+    @Test("Trimming keeps every entry while a group has read nothing yet (last delivered ID 0-0)")
+    func trimmingWithUnreadGroup() async throws {
+        let server = try RedisServer()
+        let stream = "test:trim-unread"
+        let client = RedisClient(server.configuration)
+        // A group created on an empty stream starts at 0-0; its consumer has not read since.
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "idle", "$", "MKSTREAM")
+        for n in 1...10 { _ = try await client.send("XADD", RedisArgument(stream), "*", "n", RedisArgument(n)) }
+
+        let errors = ErrorLog()
+        let trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { errors.record($0) })
+        await trimmer.appended(to: [stream])
+        #expect(errors.all.isEmpty)
+        #expect(try await client.send("XLEN", RedisArgument(stream)).int == 10)
+        client.close()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()
