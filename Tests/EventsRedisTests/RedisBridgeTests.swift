@@ -343,6 +343,37 @@ struct RedisBridgeTests {
         client.close()
     }
 
+    @Test("A consumer group lost with the server's data is created again from the stream's start")
+    func recreatesLostGroupFromStart() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+
+        // The server loses its data (as after a restart without persistence), and another
+        // process publishes before the consumer has set its group up again: the stream exists,
+        // the group does not.
+        let stream = "test:" + Sequenced.wireName
+        func event(_ n: Int) -> RedisArgument {
+            RedisArgument(
+                CloudEvent(id: "\(n)", source: "other", type: Sequenced.wireName, data: Array(#"{"n":\#(n)}"#.utf8))
+                    .jsonBytes())
+        }
+        let client = RedisClient(server.configuration)
+        _ = try await client.pipeline([["FLUSHALL"], ["XADD", RedisArgument(stream), "*", "event", event(1)]])
+        #expect(await eventually(timeout: .seconds(2)) { received.values == [1] })
+        _ = try await client.send("XADD", RedisArgument(stream), "*", "event", event(2))
+        #expect(await eventually(timeout: .seconds(2)) { received.values == [1, 2] })
+        _ = listener
+        client.close()
+        await consumer.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()
