@@ -13,6 +13,9 @@ struct OutboundMessage: Sendable {
 /// A message stays in the queue until the loop has a verdict for it (acknowledged, or given up
 /// for Pub/Sub), so the capacity bounds what waits for Redis and what is in flight together.
 /// `flush()` waits for every message enqueued before the call to leave the queue.
+///
+/// The reader's wait ends early when its task is cancelled: a publish loop whose task is
+/// cancelled stops even while the queue stays open.
 final class PublishQueue: Sendable {
     private struct State {
         var messages: [OutboundMessage] = []
@@ -55,9 +58,10 @@ final class PublishQueue: Sendable {
     }
 
     /// The oldest messages, up to `limit`, once there is at least one; `nil` once the queue is
-    /// closed. The messages stay queued until `removeFirst(_:)`.
+    /// closed or the calling task is cancelled. The messages stay queued until `removeFirst(_:)`.
     func nextBatch(limit: Int) async -> [OutboundMessage]? {
         while true {
+            if Task.isCancelled { return nil }
             // A copy, not a slice: a slice would keep the queue's buffer shared and make every
             // enqueue during the round trip copy it.
             let batch: [OutboundMessage]?? = lock.withLock {
@@ -66,15 +70,23 @@ final class PublishQueue: Sendable {
                 return .some(Array(state.messages[state.head..<min(state.head + limit, state.messages.count)]))
             }
             if let batch { return batch }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lock.lock()
-                if state.count > 0 || state.closed {
-                    lock.unlock()
-                    continuation.resume()
-                } else {
-                    state.reader = continuation
-                    lock.unlock()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    lock.lock()
+                    if state.count > 0 || state.closed || Task.isCancelled {
+                        lock.unlock()
+                        continuation.resume()
+                    } else {
+                        state.reader = continuation
+                        lock.unlock()
+                    }
                 }
+            } onCancel: {
+                let reader: CheckedContinuation<Void, Never>? = lock.withLock {
+                    defer { state.reader = nil }
+                    return state.reader
+                }
+                reader?.resume()
             }
         }
     }

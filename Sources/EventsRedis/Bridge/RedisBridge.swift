@@ -203,6 +203,8 @@ public final class RedisBridge: Sendable {
             tasks.forEach { $0.cancel() }
             clients.forEach { $0.close() }
             subscriber?.close()
+            // A retry starts new loops on the same publish queues: these must be gone first.
+            for task in tasks { await task.value }
             lock.withLock { state.phase = .idle }
             throw .redis(error)
         }
