@@ -374,6 +374,33 @@ struct RedisBridgeTests {
         await consumer.stop()
     }
 
+    @Test("flush waits while Redis is down, and returns when its task is cancelled or its timeout passes")
+    func flushWhileDown() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let publisher = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+        server.kill()
+        center.dispatch(Sequenced(n: 1))
+
+        let flushed = Counter()
+        let flushing = Task {
+            await publisher.flush()
+            flushed.increment()
+        }
+        #expect(await !publisher.flush(timeout: .milliseconds(100)))
+        #expect(flushed.value == 0, "nothing was acknowledged")
+        flushing.cancel()
+        #expect(await eventually(timeout: .seconds(1)) { flushed.value == 1 })
+
+        try server.restart()
+        #expect(await publisher.flush(timeout: .seconds(5)))
+        await publisher.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()
