@@ -54,6 +54,22 @@ struct BridgeInternalsTests {
         #expect(!queue.enqueue(message(1)), "a closed queue accepts nothing")
     }
 
+    @Test("A reader whose task is cancelled stops waiting")
+    func publishQueueReaderCancelled() async {
+        let queue = PublishQueue(capacity: 10)
+        let returned = Counter()
+        let reader = Task {
+            let batch = await queue.nextBatch(limit: 1)
+            returned.increment()
+            return batch
+        }
+        reader.cancel()
+        #expect(await eventually(timeout: .seconds(1)) { returned.value == 1 })
+        _ = queue.close()  // ends the reader if cancelling did not
+        #expect(await reader.value == nil)
+        #expect(queue.enqueue(message(1)) == false)
+    }
+
     @Test("The deduplication window suppresses repeats and forgets the oldest beyond capacity")
     func deduplication() {
         let window = DeduplicationWindow(capacity: 3)

@@ -366,6 +366,81 @@ struct RedisBridgeTests {
         client.close()
     }
 
+    @Test("Trimming keeps every entry while a group has read nothing yet (last delivered ID 0-0)")
+    func trimmingWithUnreadGroup() async throws {
+        let server = try RedisServer()
+        let stream = "test:trim-unread"
+        let client = RedisClient(server.configuration)
+        // A group created on an empty stream starts at 0-0; its consumer has not read since.
+        _ = try await client.send("XGROUP", "CREATE", RedisArgument(stream), "idle", "$", "MKSTREAM")
+        for n in 1...10 { _ = try await client.send("XADD", RedisArgument(stream), "*", "n", RedisArgument(n)) }
+
+        let errors = ErrorLog()
+        let trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { errors.record($0) })
+        await trimmer.appended(to: [stream])
+        #expect(errors.all.isEmpty)
+        #expect(try await client.send("XLEN", RedisArgument(stream)).int == 10)
+        client.close()
+    }
+
+    @Test("A consumer group lost with the server's data is created again from the stream's start")
+    func recreatesLostGroupFromStart() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+
+        // The server loses its data (as after a restart without persistence), and another
+        // process publishes before the consumer has set its group up again: the stream exists,
+        // the group does not.
+        let stream = "test:" + Sequenced.wireName
+        func event(_ n: Int) -> RedisArgument {
+            RedisArgument(
+                CloudEvent(id: "\(n)", source: "other", type: Sequenced.wireName, data: Array(#"{"n":\#(n)}"#.utf8))
+                    .jsonBytes())
+        }
+        let client = RedisClient(server.configuration)
+        _ = try await client.pipeline([["FLUSHALL"], ["XADD", RedisArgument(stream), "*", "event", event(1)]])
+        #expect(await eventually(timeout: .seconds(2)) { received.values == [1] })
+        _ = try await client.send("XADD", RedisArgument(stream), "*", "event", event(2))
+        #expect(await eventually(timeout: .seconds(2)) { received.values == [1, 2] })
+        _ = listener
+        client.close()
+        await consumer.stop()
+    }
+
+    @Test("flush waits while Redis is down, and returns when its task is cancelled or its timeout passes")
+    func flushWhileDown() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let publisher = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+        server.kill()
+        center.dispatch(Sequenced(n: 1))
+
+        let flushed = Counter()
+        let flushing = Task {
+            await publisher.flush()
+            flushed.increment()
+        }
+        #expect(await !publisher.flush(timeout: .milliseconds(100)))
+        #expect(flushed.value == 0, "nothing was acknowledged")
+        flushing.cancel()
+        #expect(await eventually(timeout: .seconds(1)) { flushed.value == 1 })
+
+        try server.restart()
+        #expect(await publisher.flush(timeout: .seconds(5)))
+        await publisher.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()

@@ -13,6 +13,9 @@ struct OutboundMessage: Sendable {
 /// A message stays in the queue until the loop has a verdict for it (acknowledged, or given up
 /// for Pub/Sub), so the capacity bounds what waits for Redis and what is in flight together.
 /// `flush()` waits for every message enqueued before the call to leave the queue.
+///
+/// Both waits end early when the waiting task is cancelled: a publish loop whose task is
+/// cancelled stops even while the queue stays open, and a flush can be abandoned.
 final class PublishQueue: Sendable {
     private struct State {
         var messages: [OutboundMessage] = []
@@ -22,7 +25,8 @@ final class PublishQueue: Sendable {
         var removed = 0
         var closed = false
         var reader: CheckedContinuation<Void, Never>?
-        var flushWaiters: [(through: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var flushWaiters: [(id: Int, through: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextFlushWaiterID = 0
 
         var count: Int { messages.count - head }
     }
@@ -55,9 +59,10 @@ final class PublishQueue: Sendable {
     }
 
     /// The oldest messages, up to `limit`, once there is at least one; `nil` once the queue is
-    /// closed. The messages stay queued until `removeFirst(_:)`.
+    /// closed or the calling task is cancelled. The messages stay queued until `removeFirst(_:)`.
     func nextBatch(limit: Int) async -> [OutboundMessage]? {
         while true {
+            if Task.isCancelled { return nil }
             // A copy, not a slice: a slice would keep the queue's buffer shared and make every
             // enqueue during the round trip copy it.
             let batch: [OutboundMessage]?? = lock.withLock {
@@ -66,15 +71,23 @@ final class PublishQueue: Sendable {
                 return .some(Array(state.messages[state.head..<min(state.head + limit, state.messages.count)]))
             }
             if let batch { return batch }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lock.lock()
-                if state.count > 0 || state.closed {
-                    lock.unlock()
-                    continuation.resume()
-                } else {
-                    state.reader = continuation
-                    lock.unlock()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    lock.lock()
+                    if state.count > 0 || state.closed || Task.isCancelled {
+                        lock.unlock()
+                        continuation.resume()
+                    } else {
+                        state.reader = continuation
+                        lock.unlock()
+                    }
                 }
+            } onCancel: {
+                let reader: CheckedContinuation<Void, Never>? = lock.withLock {
+                    defer { state.reader = nil }
+                    return state.reader
+                }
+                reader?.resume()
             }
         }
     }
@@ -96,18 +109,33 @@ final class PublishQueue: Sendable {
         for continuation in done { continuation.resume() }
     }
 
-    /// Waits until every message enqueued before this call has been removed.
-    func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if state.removed >= state.enqueued {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                state.flushWaiters.append((state.enqueued, continuation))
-                lock.unlock()
-            }
+    /// Waits until every message enqueued before this call has been removed; returns false when
+    /// the calling task was cancelled first.
+    @discardableResult
+    func flush() async -> Bool {
+        let (id, through): (Int, Int) = lock.withLock {
+            defer { state.nextFlushWaiterID += 1 }
+            return (state.nextFlushWaiterID, state.enqueued)
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if state.removed >= through || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume()
+                } else {
+                    state.flushWaiters.append((id, through, continuation))
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+                guard let index = state.flushWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.flushWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
+        return lock.withLock { state.removed >= through }
     }
 
     /// Stops accepting messages and wakes the reader and every flush; returns how many

@@ -208,6 +208,8 @@ public final class RedisBridge: Sendable {
             tasks.forEach { $0.cancel() }
             clients.forEach { $0.close() }
             subscriber?.close()
+            // A retry starts new loops on the same publish queues: these must be gone first.
+            for task in tasks { await task.value }
             lock.withLock { state.phase = .idle }
             throw .redis(error)
         }
@@ -226,9 +228,38 @@ public final class RedisBridge: Sendable {
 
     /// Waits until Redis has acknowledged every event dispatched before the call (or, for
     /// Pub/Sub, until publishing it failed and was reported).
+    ///
+    /// While Redis is unreachable, stream events wait for it, and so does this call: use
+    /// ``flush(timeout:)`` to bound the wait. Cancelling the calling task ends the wait, and so
+    /// does ``stop(drainTimeout:)``, which gives up on what is left.
     public func flush() async {
-        await outbound.streamQueue.flush()
-        await outbound.pubSubQueue.flush()
+        _ = await flushQueues()
+    }
+
+    /// Waits at most `timeout` until Redis has acknowledged every event dispatched before the
+    /// call; returns whether it has (false as well when the calling task is cancelled).
+    ///
+    /// ```swift
+    /// if await !bridge.flush(timeout: .seconds(2)) {
+    ///     logger.warning("Redis has not acknowledged every event yet; they stay buffered")
+    /// }
+    /// ```
+    public func flush(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.flushQueues() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let flushed = await group.next() ?? false
+            group.cancelAll()
+            return flushed
+        }
+    }
+
+    private func flushQueues() async -> Bool {
+        guard await outbound.streamQueue.flush() else { return false }
+        return await outbound.pubSubQueue.flush()
     }
 
     /// Stops carrying events: local dispatches are no longer published, and events from Redis

@@ -27,13 +27,18 @@ struct StreamConsumer: Sendable {
     let counters: BridgeCounters
     let report: @Sendable (RedisBridgeError) -> Void
 
-    /// Creates the consumer group of every stream (and the stream itself) if missing. A new
-    /// group starts at the stream's end: it receives events published from now on.
-    func createGroups() async throws(RedisError) {
+    /// Creates the consumer group of every stream (and the stream itself) if missing.
+    ///
+    /// On start (`fromStart` false), a new group starts at the stream's end: it receives events
+    /// published from now on. Once running (`fromStart` true), a missing group means the server
+    /// lost its data: every entry in the stream was published since, possibly before this
+    /// consumer noticed, so the group starts at the beginning and skips none of them.
+    func createGroups(fromStart: Bool = false) async throws(RedisError) {
+        let position: RedisArgument = fromStart ? "0" : "$"
         for key in keys {
             do {
                 _ = try await client.send(
-                    ["XGROUP", "CREATE", RedisArgument(key), RedisArgument(group), "$", "MKSTREAM"])
+                    ["XGROUP", "CREATE", RedisArgument(key), RedisArgument(group), position, "MKSTREAM"])
             } catch {
                 guard error.serverErrorCode == "BUSYGROUP" else { throw error }
             }
@@ -51,7 +56,7 @@ struct StreamConsumer: Sendable {
         while !Task.isCancelled {
             do {
                 if needsSetup {
-                    try await createGroups()
+                    try await createGroups(fromStart: true)
                     needsSetup = false
                     try await deliverOwnPending()
                 }

@@ -77,6 +77,8 @@ struct StreamTrimmer: Sendable {
           end
           if keep == nil or older(needed, keep) then keep = needed end
         end
+        -- A group that has read nothing yet (created on an empty stream, or at 0) needs every entry.
+        if keep == '0-0' then return 0 end
         -- The oldest entry the length limit keeps.
         local upper = '+'
         if keep ~= nil then upper = '(' .. keep end
