@@ -9,18 +9,54 @@ struct BridgeInternalsTests {
     }
 
     @Test("The publish queue is bounded, keeps order and hands out batches until removed")
-    func publishQueueBounds() async {
+    func publishQueueBounds() {
         let queue = PublishQueue(capacity: 3)
         #expect(queue.enqueue(message(1)) && queue.enqueue(message(2)) && queue.enqueue(message(3)))
         #expect(!queue.enqueue(message(4)), "a full queue rejects")
-        let first = await queue.nextBatch(limit: 2)
-        #expect(first?.map(\.id) == ["1", "2"])
-        let again = await queue.nextBatch(limit: 2)
-        #expect(again?.map(\.id) == ["1", "2"], "a batch stays queued until removed")
+        #expect(queue.peekBatch(limit: 2).map(\.id) == ["1", "2"])
+        #expect(queue.peekBatch(limit: 2).map(\.id) == ["1", "2"], "a batch stays queued until removed")
         queue.removeFirst(2)
         #expect(queue.enqueue(message(5)))
-        let rest = await queue.nextBatch(limit: 10)
-        #expect(rest?.map(\.id) == ["3", "5"])
+        #expect(queue.peekBatch(limit: 10).map(\.id) == ["3", "5"])
+    }
+
+    @Test("Refused messages stay at the head, in order, ahead of newer ones")
+    func publishQueueKeepsRefused() async {
+        let queue = PublishQueue(capacity: 10)
+        for n in 1...5 { _ = queue.enqueue(message(n)) }
+        let batch = queue.peekBatch(limit: 4)
+        _ = queue.enqueue(message(6))
+        queue.removeFirst(batch.count, keeping: [1, 3])
+        #expect(queue.peekBatch(limit: 10).map(\.id) == ["2", "4", "5", "6"])
+        // A flush from before waits for the kept ones.
+        let flushed = Counter()
+        let flushing = Task {
+            await queue.flush()
+            flushed.increment()
+        }
+        queue.removeFirst(3)
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(flushed.value == 0, "message 6 was enqueued before the flush")
+        queue.removeFirst(1)
+        await flushing.value
+        #expect(flushed.value == 1)
+    }
+
+    @Test("Every enqueue wakes the publisher, outside the queue's lock")
+    func publishQueueWakes() {
+        let queue = PublishQueue(capacity: 10)
+        let wakes = Counter()
+        queue.setWaker {
+            // Reading the queue here would deadlock if the waker ran under its lock.
+            _ = queue.peekBatch(limit: 1)
+            wakes.increment()
+        }
+        _ = queue.enqueue(message(1))
+        _ = queue.enqueue(message(2))
+        #expect(wakes.value == 2)
+        _ = queue.close()
+        _ = queue.enqueue(message(3))
+        #expect(wakes.value == 2, "a closed queue neither accepts nor wakes")
     }
 
     @Test("flush waits for the messages enqueued before it, not for later ones")
@@ -44,30 +80,13 @@ struct BridgeInternalsTests {
         #expect(queue.count == 1)
     }
 
-    @Test("close wakes a waiting reader and reports what was left")
-    func publishQueueClose() async {
+    @Test("close reports what was left and accepts nothing more")
+    func publishQueueClose() {
         let queue = PublishQueue(capacity: 10)
-        let reader = Task { await queue.nextBatch(limit: 1) }
-        try? await Task.sleep(for: .milliseconds(20))
-        #expect(queue.close() == 0)
-        #expect(await reader.value == nil)
-        #expect(!queue.enqueue(message(1)), "a closed queue accepts nothing")
-    }
-
-    @Test("A reader whose task is cancelled stops waiting")
-    func publishQueueReaderCancelled() async {
-        let queue = PublishQueue(capacity: 10)
-        let returned = Counter()
-        let reader = Task {
-            let batch = await queue.nextBatch(limit: 1)
-            returned.increment()
-            return batch
-        }
-        reader.cancel()
-        #expect(await eventually(timeout: .seconds(1)) { returned.value == 1 })
-        _ = queue.close()  // ends the reader if cancelling did not
-        #expect(await reader.value == nil)
-        #expect(queue.enqueue(message(1)) == false)
+        _ = queue.enqueue(message(1))
+        #expect(queue.close() == 1)
+        #expect(queue.peekBatch(limit: 1).isEmpty)
+        #expect(!queue.enqueue(message(2)), "a closed queue accepts nothing")
     }
 
     @Test("The deduplication window suppresses repeats and forgets the oldest beyond capacity")

@@ -376,7 +376,7 @@ struct RedisBridgeTests {
         for n in 1...10 { _ = try await client.send("XADD", RedisArgument(stream), "*", "n", RedisArgument(n)) }
 
         let errors = ErrorLog()
-        let trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { errors.record($0) })
+        var trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { errors.record($0) })
         await trimmer.appended(to: [stream])
         #expect(errors.all.isEmpty)
         #expect(try await client.send("XLEN", RedisArgument(stream)).int == 10)

@@ -8,27 +8,30 @@ struct OutboundMessage: Sendable {
     let payload: [UInt8]
 }
 
-/// A bounded FIFO of messages waiting for Redis, with one reader (a publish loop).
+/// A bounded FIFO of messages waiting for Redis, read by one ``Publisher``.
 ///
-/// A message stays in the queue until the loop has a verdict for it (acknowledged, or given up
-/// for Pub/Sub), so the capacity bounds what waits for Redis and what is in flight together.
-/// `flush()` waits for every message enqueued before the call to leave the queue.
-///
-/// Both waits end early when the waiting task is cancelled: a publish loop whose task is
-/// cancelled stops even while the queue stays open, and a flush can be abandoned.
+/// A message stays in the queue until the publisher has a verdict for it (acknowledged, or given
+/// up for Pub/Sub), so the capacity bounds what waits for Redis and what is in flight together.
+/// `flush()` waits for every message enqueued before the call to leave the queue, and can be
+/// abandoned by cancelling the waiting task.
 final class PublishQueue: Sendable {
     private struct State {
         var messages: [OutboundMessage] = []
+        /// The sequence number of each message in `messages`, ascending from `head` on.
+        var sequences: [Int] = []
         var head = 0
-        /// Sequence number of the next message enqueued; messages below `removed` are gone.
+        /// Sequence number of the next message enqueued.
         var enqueued = 0
-        var removed = 0
         var closed = false
-        var reader: CheckedContinuation<Void, Never>?
+        /// Called after each enqueue, outside the lock: the publisher's `kick`.
+        var waker: (@Sendable () -> Void)?
         var flushWaiters: [(id: Int, through: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextFlushWaiterID = 0
 
         var count: Int { messages.count - head }
+        /// Every message with a lower sequence number is gone (published, given up, or dropped
+        /// by `close()`).
+        var gone: Int { closed || count == 0 ? enqueued : sequences[head] }
     }
 
     let capacity: Int
@@ -41,72 +44,70 @@ final class PublishQueue: Sendable {
         self.capacity = capacity
     }
 
-    /// Adds a message; false when the queue is full or closed.
+    /// Sets what runs after every enqueue (the publisher picking the message up).
+    func setWaker(_ waker: (@Sendable () -> Void)?) {
+        lock.withLock { state.waker = waker }
+    }
+
+    /// Adds a message and wakes the publisher; false when the queue is full or closed.
     func enqueue(_ message: OutboundMessage) -> Bool {
-        let reader: CheckedContinuation<Void, Never>?
+        let waker: (@Sendable () -> Void)?
         lock.lock()
         guard !state.closed, state.count < capacity else {
             lock.unlock()
             return false
         }
         state.messages.append(message)
+        state.sequences.append(state.enqueued)
         state.enqueued += 1
-        reader = state.reader
-        state.reader = nil
+        waker = state.waker
         lock.unlock()
-        reader?.resume()
+        waker?()
         return true
     }
 
-    /// The oldest messages, up to `limit`, once there is at least one; `nil` once the queue is
-    /// closed or the calling task is cancelled. The messages stay queued until `removeFirst(_:)`.
-    func nextBatch(limit: Int) async -> [OutboundMessage]? {
-        while true {
-            if Task.isCancelled { return nil }
+    /// A copy of the oldest messages after the first `skipping` (those already in flight), up
+    /// to `limit`; empty when there are none (or the queue is closed). They stay queued until
+    /// `removeFirst(_:keeping:)`.
+    func peekBatch(skipping: Int = 0, limit: Int) -> [OutboundMessage] {
+        lock.withLock {
+            guard !state.closed else { return [] }
+            let start = min(state.head + skipping, state.messages.count)
             // A copy, not a slice: a slice would keep the queue's buffer shared and make every
             // enqueue during the round trip copy it.
-            let batch: [OutboundMessage]?? = lock.withLock {
-                if state.closed { return .some(nil) }
-                guard state.count > 0 else { return nil }
-                return .some(Array(state.messages[state.head..<min(state.head + limit, state.messages.count)]))
-            }
-            if let batch { return batch }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    lock.lock()
-                    if state.count > 0 || state.closed || Task.isCancelled {
-                        lock.unlock()
-                        continuation.resume()
-                    } else {
-                        state.reader = continuation
-                        lock.unlock()
-                    }
-                }
-            } onCancel: {
-                let reader: CheckedContinuation<Void, Never>? = lock.withLock {
-                    defer { state.reader = nil }
-                    return state.reader
-                }
-                reader?.resume()
-            }
+            return Array(state.messages[start..<min(start + limit, state.messages.count)])
         }
     }
 
-    /// Removes the `count` oldest messages (the head of the last batch) and wakes the flushes
-    /// they complete.
-    func removeFirst(_ count: Int) {
-        guard count > 0 else { return }
-        var done: [CheckedContinuation<Void, Never>] = []
-        lock.withLock {
-            state.head += count
-            state.removed += count
+    /// Removes the `count` oldest messages (the head of the last batch), except those at the
+    /// offsets `kept` (ascending), which stay at the head in order; wakes the flushes this
+    /// completes.
+    func removeFirst(_ count: Int, keeping kept: [Int] = []) {
+        for continuation in removeFirstDeferringWakeups(count, keeping: kept) { continuation.resume() }
+    }
+
+    /// `removeFirst(_:keeping:)` for a caller that holds a lock of its own: returns the flushes
+    /// to wake, for the caller to resume once it has released that lock.
+    func removeFirstDeferringWakeups(_ count: Int, keeping kept: [Int] = []) -> [CheckedContinuation<Void, Never>] {
+        guard count > kept.count else { return [] }
+        return lock.withLock {
+            guard !state.closed else { return [] }
+            // Kept messages move up to just before the first message after the batch, so the
+            // sequence numbers stay ascending and a flush waits for the oldest kept one.
+            for (position, offset) in kept.enumerated().reversed() {
+                let from = state.head + offset
+                let to = state.head + count - kept.count + position
+                state.messages[to] = state.messages[from]
+                state.sequences[to] = state.sequences[from]
+            }
+            state.head += count - kept.count
             if state.head >= 1024 && state.head * 2 >= state.messages.count {
                 state.messages.removeFirst(state.head)
+                state.sequences.removeFirst(state.head)
                 state.head = 0
             }
-            done = takeCompletedFlushes()
+            return takeCompletedFlushes()
         }
-        for continuation in done { continuation.resume() }
     }
 
     /// Waits until every message enqueued before this call has been removed; returns false when
@@ -120,7 +121,7 @@ final class PublishQueue: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()
-                if state.removed >= through || Task.isCancelled {
+                if state.gone >= through || Task.isCancelled {
                     lock.unlock()
                     continuation.resume()
                 } else {
@@ -135,22 +136,18 @@ final class PublishQueue: Sendable {
             }
             waiter?.resume()
         }
-        return lock.withLock { state.removed >= through }
+        return lock.withLock { state.gone >= through }
     }
 
-    /// Stops accepting messages and wakes the reader and every flush; returns how many
-    /// messages were still queued (they will not be published).
+    /// Stops accepting messages and wakes every flush; returns how many messages were still
+    /// queued (they will not be published).
     func close() -> Int {
-        let (reader, waiters, left): (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>], Int) =
-            lock.withLock {
-                state.closed = true
-                let left = state.count
-                state.removed = state.enqueued
-                let reader = state.reader
-                state.reader = nil
-                return (reader, takeCompletedFlushes(), left)
-            }
-        reader?.resume()
+        let (waiters, left): ([CheckedContinuation<Void, Never>], Int) = lock.withLock {
+            let left = state.count
+            state.closed = true
+            state.waker = nil
+            return (takeCompletedFlushes(), left)
+        }
         for continuation in waiters { continuation.resume() }
         return left
     }
@@ -161,9 +158,9 @@ final class PublishQueue: Sendable {
     private func takeCompletedFlushes() -> [CheckedContinuation<Void, Never>] {
         guard !state.flushWaiters.isEmpty else { return [] }
         var done: [CheckedContinuation<Void, Never>] = []
-        let removed = state.removed
+        let gone = state.gone
         state.flushWaiters.removeAll { waiter in
-            guard waiter.through <= removed else { return false }
+            guard waiter.through <= gone else { return false }
             done.append(waiter.continuation)
             return true
         }

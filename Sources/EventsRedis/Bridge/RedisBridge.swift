@@ -56,6 +56,7 @@ public final class RedisBridge: Sendable {
         var tasks: [Task<Void, Never>] = []
         /// The stream reader, which `stop()` lets finish its batch before closing connections.
         var consumerTask: Task<Void, Never>?
+        var publishers: [Publisher] = []
         var clients: [RedisClient] = []
         var subscriber: RedisSubscriber?
     }
@@ -84,6 +85,7 @@ public final class RedisBridge: Sendable {
         // Without `stop()`: end the loops and connections; queued events are not published.
         state.subscriptions.forEach { $0.cancel() }
         state.tasks.forEach { $0.cancel() }
+        state.publishers.forEach { $0.stop() }
         state.clients.forEach { $0.close() }
         state.subscriber?.close()
         _ = outbound.pubSubQueue.close()
@@ -166,6 +168,7 @@ public final class RedisBridge: Sendable {
         var tasks: [Task<Void, Never>] = []
         var consumerTask: Task<Void, Never>?
         var subscriber: RedisSubscriber?
+        var publishers: [Publisher] = []
 
         do throws(RedisError) {
             if !streamKeys.isEmpty {
@@ -182,13 +185,10 @@ public final class RedisBridge: Sendable {
 
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
-                let trimmer = configuration.streamMaxLength.map {
-                    StreamTrimmer(client: publishClient, maxLength: $0, interval: .seconds(1), report: report)
-                }
-                let loop = PublishLoop(
-                    queue: outbound.streamQueue, client: publishClient, mode: .stream, counters: counters,
-                    report: report, trimmer: trimmer)
-                tasks.append(Task.detached { await loop.run() })
+                publishers.append(
+                    Publisher(
+                        queue: outbound.streamQueue, client: publishClient, mode: .stream, counters: counters,
+                        report: report, trimming: configuration.streamMaxLength.map { ($0, .seconds(1)) }))
             }
             if !channels.isEmpty {
                 let receiver = try await PubSubReceiver.start(
@@ -199,10 +199,10 @@ public final class RedisBridge: Sendable {
 
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
-                let loop = PublishLoop(
-                    queue: outbound.pubSubQueue, client: publishClient, mode: .pubSub, counters: counters,
-                    report: report, trimmer: nil)
-                tasks.append(Task.detached { await loop.run() })
+                publishers.append(
+                    Publisher(
+                        queue: outbound.pubSubQueue, client: publishClient, mode: .pubSub, counters: counters,
+                        report: report, trimming: nil))
             }
         } catch {
             tasks.forEach { $0.cancel() }
@@ -214,6 +214,11 @@ public final class RedisBridge: Sendable {
             throw .redis(error)
         }
 
+        // From here on a queued message is picked up as soon as it is queued.
+        for publisher in publishers {
+            publisher.queue.setWaker { publisher.kick() }
+            publisher.kick()
+        }
         // Listen last: from here on local dispatches are published.
         let subscriptions = carried.values.map { $0.listen(center, outbound) }
         lock.withLock {
@@ -221,6 +226,7 @@ public final class RedisBridge: Sendable {
             state.subscriptions = subscriptions
             state.tasks = tasks
             state.consumerTask = consumerTask
+            state.publishers = publishers
             state.clients = clients
             state.subscriber = subscriber
         }
@@ -287,9 +293,10 @@ public final class RedisBridge: Sendable {
         let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
         if left > 0 { configuration.errorHandler(.stoppedWithUnpublishedEvents(left)) }
 
-        let (tasks, consumerTask, clients, subscriber) = lock.withLock {
-            (state.tasks, state.consumerTask, state.clients, state.subscriber)
+        let (tasks, consumerTask, publishers, clients, subscriber) = lock.withLock {
+            (state.tasks, state.consumerTask, state.publishers, state.clients, state.subscriber)
         }
+        publishers.forEach { $0.stop() }
         tasks.forEach { $0.cancel() }
         // The stream reader finishes the read in progress (at most `readBlock`) and acknowledges
         // what it delivered before its connection closes.

@@ -6,9 +6,8 @@
 /// must stay for each group (its oldest pending entry, or the entry after its last delivered
 /// one) and trims only below all of them, and only as far as the length limit asks.
 ///
-/// Owned by one publish loop (a value, not an actor: the loop checks it after every batch, and
-/// an actor hop there cost two thread switches per batch for a check that is almost always
-/// "not yet").
+/// The publisher decides when to trim (at most once per interval, one trim at a time) and calls
+/// ``trim(_:)``; `appended(to:)` and `trimNow()` do the same bookkeeping for a single caller.
 struct StreamTrimmer: Sendable {
     let client: RedisClient
     let maxLength: Int
@@ -40,6 +39,12 @@ struct StreamTrimmer: Sendable {
         lastTrim = ContinuousClock.now
         let keys = touched
         touched.removeAll()
+        return await trim(keys)
+    }
+
+    /// Trims each of `keys` as far as is safe; returns how many entries went. Failures are
+    /// reported, not thrown: the next trim tries again.
+    func trim(_ keys: Set<String>) async -> Int {
         var removed = 0
         for key in keys {
             do {

@@ -1,0 +1,202 @@
+import Dispatch
+import Events
+
+/// Sends one publish queue's messages to Redis, in batches written as one pipeline.
+///
+/// No task sits between a local dispatch and the socket: the dispatching thread queues the
+/// message and, when no batch is in flight, hands a batch straight to the client, whose I/O
+/// thread writes it; when the replies are in, the completion (on that same thread) takes the
+/// next batch. That is one thread handoff per batch, as for a raw client call; a publish loop
+/// running as a task cost one more, which the benchmark showed in the latency.
+///
+/// Pub/Sub messages are sent once: a batch that fails on the connection is reported as lost.
+/// Up to four Pub/Sub batches may be in flight at once (the client completes them in order, so
+/// each completion settles the oldest messages of the queue); waiting for each reply before
+/// sending the next would add a round trip to an event dispatched while one is out. Stream
+/// batches go one at a time, so that a refused `XADD` is retried ahead of newer events.
+///
+/// Stream messages are retried until Redis acknowledges each `XADD`; only the refused ones are
+/// retried (retrying a whole batch would add the others twice), after a backoff. A retry after a
+/// broken connection may still add an entry twice (the first attempt may have reached Redis
+/// before the connection broke), which receivers suppress by the event's id.
+final class Publisher: Sendable {
+    static let batchLimit = 512
+
+    private struct State {
+        /// Batches sent and not completed, and how many messages they hold.
+        var batchesInFlight = 0
+        var messagesInFlight = 0
+        var waitingToRetry = false
+        var stopped = false
+        var backoff = Publisher.initialBackoff
+        var touchedStreams = Set<String>()
+        var lastTrim = ContinuousClock.now
+        var trimming = false
+    }
+
+    private static let initialBackoff: Duration = .milliseconds(50)
+    private static let maximumBackoff: Duration = .seconds(2)
+
+    let queue: PublishQueue
+    let client: RedisClient
+    let mode: RedisBridge.Mode
+    let counters: BridgeCounters
+    let report: @Sendable (RedisBridgeError) -> Void
+    /// The stream length limit and how often to trim; nil for Pub/Sub or when not trimming.
+    let trimming: (maxLength: Int, interval: Duration)?
+    private let lock = Lock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var state = State()
+
+    init(
+        queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, counters: BridgeCounters,
+        report: @escaping @Sendable (RedisBridgeError) -> Void, trimming: (maxLength: Int, interval: Duration)?
+    ) {
+        self.queue = queue
+        self.client = client
+        self.mode = mode
+        self.counters = counters
+        self.report = report
+        self.trimming = trimming
+    }
+
+    /// Sends the next batch unless the batches in flight are at their limit or a retry is
+    /// pending. Called after every enqueue and every completion, so that a queued message is
+    /// always picked up by one of them: an enqueue that finds no room leaves it to the next
+    /// completion.
+    func kick() {
+        let batch: [OutboundMessage]? = lock.withLock {
+            guard state.batchesInFlight < maximumBatchesInFlight, !state.waitingToRetry, !state.stopped else {
+                return nil
+            }
+            let batch = queue.peekBatch(skipping: state.messagesInFlight, limit: Self.batchLimit)
+            guard !batch.isEmpty else { return nil }
+            state.batchesInFlight += 1
+            state.messagesInFlight += batch.count
+            return batch
+        }
+        guard let batch else { return }
+        let commands: [[RedisArgument]] = batch.map { message in
+            switch mode {
+            case .pubSub: ["PUBLISH", RedisArgument(message.key), RedisArgument(message.payload)]
+            case .stream: ["XADD", RedisArgument(message.key), "*", "event", RedisArgument(message.payload)]
+            }
+        }
+        client.pipeline(commands) { result in self.complete(batch, result) }
+    }
+
+    /// No batch is sent after this; one in flight completes without a successor.
+    func stop() {
+        lock.withLock { state.stopped = true }
+    }
+
+    private var maximumBatchesInFlight: Int { mode == .pubSub ? 4 : 1 }
+
+    /// Ends the oldest batch in flight: its messages leave the queue (but the `kept` ones) in
+    /// the same critical section that stops counting them as in flight. Apart, a `kick` in
+    /// between would skip the wrong number of messages, sending some twice and later removing
+    /// others that were never sent.
+    ///
+    /// With `retryLater`, no batch goes out until the backoff has passed (see `failed()`).
+    private func settle(
+        _ batch: [OutboundMessage], removing count: Int, keeping kept: [Int] = [], retryLater: Bool = false
+    ) {
+        let wakeups = lock.withLock {
+            state.batchesInFlight -= 1
+            state.messagesInFlight -= batch.count
+            if retryLater { state.waitingToRetry = true }
+            return queue.removeFirstDeferringWakeups(count, keeping: kept)
+        }
+        for continuation in wakeups { continuation.resume() }
+    }
+
+    private func complete(_ batch: [OutboundMessage], _ result: Result<[RESPValue], RedisError>) {
+        switch (mode, result) {
+        case (_, .failure(.clientClosed)):
+            settle(batch, removing: 0)
+            return
+        case (.pubSub, .success(let replies)):
+            for (message, reply) in zip(batch, replies) {
+                if case .error(let text) = reply {
+                    counters.pubSubLost.increment()
+                    report(.pubSubEventLost(type: message.type, id: message.id, cause: .server(text)))
+                } else {
+                    counters.published.increment()
+                }
+            }
+            settle(batch, removing: batch.count)
+            succeeded()
+        case (.pubSub, .failure(let error)):
+            counters.redisErrors.increment()
+            for message in batch {
+                counters.pubSubLost.increment()
+                report(.pubSubEventLost(type: message.type, id: message.id, cause: error))
+            }
+            settle(batch, removing: batch.count, retryLater: true)
+            failed()
+        case (.stream, .success(let replies)):
+            let refused = batch.indices.filter { index in
+                guard index < replies.count else { return true }
+                if case .error = replies[index] { return true } else { return false }
+            }
+            counters.published.increment(by: batch.count - refused.count)
+            settle(batch, removing: batch.count, keeping: refused, retryLater: !refused.isEmpty)
+            if let first = refused.first {
+                var cause = RedisError.unexpectedReply(expected: "one reply per XADD", got: "\(replies.count)")
+                if first < replies.count, case .error(let text) = replies[first] { cause = .server(text) }
+                counters.redisErrors.increment()
+                report(.redis(cause))
+                failed()
+            } else {
+                noteAppended(batch)
+                succeeded()
+            }
+        case (.stream, .failure(let error)):
+            settle(batch, removing: 0, retryLater: true)
+            counters.redisErrors.increment()
+            report(.redis(error))
+            failed()
+        }
+    }
+
+    private func succeeded() {
+        lock.withLock { state.backoff = Self.initialBackoff }
+        kick()
+    }
+
+    /// Waits out the backoff on a timer, not on the client's thread, then tries again (the
+    /// batch was settled with `retryLater`, so nothing goes out meanwhile).
+    private func failed() {
+        let delay: Duration = lock.withLock {
+            let delay = state.backoff
+            state.backoff = min(state.backoff * 2, Self.maximumBackoff)
+            return delay
+        }
+        let parts = delay.components
+        let nanoseconds = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            self.lock.withLock { self.state.waitingToRetry = false }
+            self.kick()
+        }
+    }
+
+    /// Starts a trim of the streams written since the last one once the interval has passed;
+    /// one trim at a time, on a task of its own so that publishing goes on meanwhile.
+    private func noteAppended(_ batch: [OutboundMessage]) {
+        guard let trimming else { return }
+        let keys: Set<String>? = lock.withLock {
+            for message in batch { state.touchedStreams.insert(message.key) }
+            guard !state.trimming, ContinuousClock.now - state.lastTrim >= trimming.interval else { return nil }
+            state.trimming = true
+            state.lastTrim = .now
+            defer { state.touchedStreams.removeAll() }
+            return state.touchedStreams
+        }
+        guard let keys else { return }
+        let trimmer = StreamTrimmer(client: client, maxLength: trimming.maxLength, interval: .zero, report: report)
+        Task {
+            _ = await trimmer.trim(keys)
+            self.lock.withLock { self.state.trimming = false }
+        }
+    }
+}
