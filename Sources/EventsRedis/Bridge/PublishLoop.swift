@@ -3,9 +3,10 @@ import Events
 /// Drains one publish queue into Redis, in batches sent as one pipeline.
 ///
 /// Pub/Sub messages are sent once: a batch that fails on the connection is reported as lost.
-/// Stream messages are retried until Redis acknowledges each `XADD`; a retry after a broken
-/// connection may add an entry twice (the first attempt may have reached Redis before the
-/// connection broke), which receivers suppress by the event's id.
+/// Stream messages are retried until Redis acknowledges each `XADD`: a refused one is retried
+/// alone, ahead of newer messages. A retry after a broken connection may add an entry twice
+/// (the first attempt may have reached Redis before the connection broke), which receivers
+/// suppress by the event's id.
 struct PublishLoop: Sendable {
     let queue: PublishQueue
     let client: RedisClient
@@ -39,14 +40,19 @@ struct PublishLoop: Sendable {
                     }
                     queue.removeFirst(batch.count)
                 case .stream:
-                    // Everything before the first refused XADD is stored; retry from there.
-                    let refused = replies.firstIndex { if case .error = $0 { true } else { false } }
-                    let stored = refused ?? batch.count
-                    counters.published.increment(by: stored)
-                    queue.removeFirst(stored)
-                    if let refused, case .error(let text) = replies[refused] {
+                    // Pipelined XADDs succeed or fail one by one: only the refused ones stay
+                    // queued to be retried (retrying the batch would add the others again).
+                    let refused = batch.indices.filter { index in
+                        guard index < replies.count else { return true }
+                        if case .error = replies[index] { return true } else { return false }
+                    }
+                    counters.published.increment(by: batch.count - refused.count)
+                    queue.removeFirst(batch.count, keeping: refused)
+                    if let first = refused.first {
+                        var cause = RedisError.unexpectedReply(expected: "one reply per XADD", got: "\(replies.count)")
+                        if first < replies.count, case .error(let text) = replies[first] { cause = .server(text) }
                         counters.redisErrors.increment()
-                        report(.redis(.server(text)))
+                        report(.redis(cause))
                         await backoff.wait()
                     } else {
                         backoff.reset()

@@ -19,16 +19,20 @@ struct OutboundMessage: Sendable {
 final class PublishQueue: Sendable {
     private struct State {
         var messages: [OutboundMessage] = []
+        /// The sequence number of each message in `messages`, ascending from `head` on.
+        var sequences: [Int] = []
         var head = 0
-        /// Sequence number of the next message enqueued; messages below `removed` are gone.
+        /// Sequence number of the next message enqueued.
         var enqueued = 0
-        var removed = 0
         var closed = false
         var reader: CheckedContinuation<Void, Never>?
         var flushWaiters: [(id: Int, through: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextFlushWaiterID = 0
 
         var count: Int { messages.count - head }
+        /// Every message with a lower sequence number is gone (published, given up, or dropped
+        /// by `close()`).
+        var gone: Int { closed || count == 0 ? enqueued : sequences[head] }
     }
 
     let capacity: Int
@@ -50,6 +54,7 @@ final class PublishQueue: Sendable {
             return false
         }
         state.messages.append(message)
+        state.sequences.append(state.enqueued)
         state.enqueued += 1
         reader = state.reader
         state.reader = nil
@@ -92,16 +97,25 @@ final class PublishQueue: Sendable {
         }
     }
 
-    /// Removes the `count` oldest messages (the head of the last batch) and wakes the flushes
-    /// they complete.
-    func removeFirst(_ count: Int) {
-        guard count > 0 else { return }
+    /// Removes the `count` oldest messages (the head of the last batch), except those at the
+    /// offsets `kept` (ascending), which stay at the head in order; wakes the flushes this
+    /// completes.
+    func removeFirst(_ count: Int, keeping kept: [Int] = []) {
+        guard count > kept.count else { return }
         var done: [CheckedContinuation<Void, Never>] = []
         lock.withLock {
-            state.head += count
-            state.removed += count
+            // Kept messages move up to just before the first message after the batch, so the
+            // sequence numbers stay ascending and a flush waits for the oldest kept one.
+            for (position, offset) in kept.enumerated().reversed() {
+                let from = state.head + offset
+                let to = state.head + count - kept.count + position
+                state.messages[to] = state.messages[from]
+                state.sequences[to] = state.sequences[from]
+            }
+            state.head += count - kept.count
             if state.head >= 1024 && state.head * 2 >= state.messages.count {
                 state.messages.removeFirst(state.head)
+                state.sequences.removeFirst(state.head)
                 state.head = 0
             }
             done = takeCompletedFlushes()
@@ -120,7 +134,7 @@ final class PublishQueue: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()
-                if state.removed >= through || Task.isCancelled {
+                if state.gone >= through || Task.isCancelled {
                     lock.unlock()
                     continuation.resume()
                 } else {
@@ -135,7 +149,7 @@ final class PublishQueue: Sendable {
             }
             waiter?.resume()
         }
-        return lock.withLock { state.removed >= through }
+        return lock.withLock { state.gone >= through }
     }
 
     /// Stops accepting messages and wakes the reader and every flush; returns how many
@@ -145,7 +159,6 @@ final class PublishQueue: Sendable {
             lock.withLock {
                 state.closed = true
                 let left = state.count
-                state.removed = state.enqueued
                 let reader = state.reader
                 state.reader = nil
                 return (reader, takeCompletedFlushes(), left)
@@ -161,9 +174,9 @@ final class PublishQueue: Sendable {
     private func takeCompletedFlushes() -> [CheckedContinuation<Void, Never>] {
         guard !state.flushWaiters.isEmpty else { return [] }
         var done: [CheckedContinuation<Void, Never>] = []
-        let removed = state.removed
+        let gone = state.gone
         state.flushWaiters.removeAll { waiter in
-            guard waiter.through <= removed else { return false }
+            guard waiter.through <= gone else { return false }
             done.append(waiter.continuation)
             return true
         }
