@@ -89,6 +89,31 @@ struct BridgeInternalsTests {
         #expect(!queue.enqueue(message(2)), "a closed queue accepts nothing")
     }
 
+    @Test("Messages kept at the head come first in the next batch and hold back the flushes that include them")
+    func publishQueueKeepsRefusedForFlushes() async {
+        let queue = PublishQueue(capacity: 10)
+        for n in 1...3 { _ = queue.enqueue(message(n)) }
+        // Nothing is enqueued until this flush ends, so it waits for 1...3 whenever it starts.
+        let flushed = Counter()
+        let flushing = Task {
+            await queue.flush()
+            flushed.increment()
+        }
+        #expect(queue.peekBatch(limit: 3).map(\.id) == ["1", "2", "3"])
+        queue.removeFirst(3, keeping: [1])
+        #expect(queue.count == 1)
+        #expect(await !eventually(timeout: .milliseconds(50)) { flushed.value == 1 }, "2 is still queued")
+        #expect(queue.peekBatch(limit: 3).map(\.id) == ["2"])
+        queue.removeFirst(1)
+        await flushing.value
+
+        for n in 4...6 { _ = queue.enqueue(message(n)) }
+        #expect(queue.peekBatch(limit: 2).map(\.id) == ["4", "5"])
+        queue.removeFirst(2, keeping: [0])
+        _ = queue.enqueue(message(7))
+        #expect(queue.peekBatch(limit: 10).map(\.id) == ["4", "6", "7"])
+    }
+
     @Test("The deduplication window suppresses repeats and forgets the oldest beyond capacity")
     func deduplication() {
         let window = DeduplicationWindow(capacity: 3)

@@ -441,6 +441,39 @@ struct RedisBridgeTests {
         await publisher.stop()
     }
 
+    @Test("A refused XADD is retried alone: events on other streams are stored once and not held back")
+    func refusedPublishIsRetriedAlone() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let publisher = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try publisher.carry(ShipmentSent.self, mode: .stream)
+        try await publisher.start()
+        // Someone overwrote one stream's key with a string: XADD to it fails with WRONGTYPE.
+        let blocked = RedisArgument("test:" + Sequenced.wireName)
+        let open = RedisArgument("test:" + ShipmentSent.wireName)
+        let client = RedisClient(server.configuration)
+        _ = try await client.pipeline([["DEL", blocked], ["SET", blocked, "not a stream"]])
+
+        center.dispatch(Sequenced(n: 1))
+        center.dispatch(ShipmentSent(orderID: "A-1"))
+        #expect(await eventually(timeout: .seconds(2)) { publisher.statistics.redisErrors >= 3 }, "retried")
+        #expect(try await client.send("XLEN", open).int == 1)
+        #expect(await !publisher.flush(timeout: .milliseconds(50)), "the refused event is not acknowledged")
+
+        center.dispatch(ShipmentSent(orderID: "A-2"))
+        #expect(try await eventually(timeout: .seconds(3)) { try await client.send("XLEN", open).int == 2 })
+
+        _ = try await client.send("DEL", blocked)
+        #expect(await publisher.flush(timeout: .seconds(3)))
+        #expect(try await client.send("XLEN", blocked).int == 1)
+        #expect(try await client.send("XLEN", open).int == 2)
+        client.close()
+        await publisher.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()

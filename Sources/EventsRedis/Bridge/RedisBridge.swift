@@ -243,7 +243,9 @@ public final class RedisBridge: Sendable {
     }
 
     /// Waits at most `timeout` until Redis has acknowledged every event dispatched before the
-    /// call; returns whether it has (false as well when the calling task is cancelled).
+    /// call; returns whether it has (false as well when the calling task is cancelled). After
+    /// ``stop(drainTimeout:)`` it returns true at once: what was left then was given up and
+    /// reported as ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``.
     ///
     /// ```swift
     /// if await !bridge.flush(timeout: .seconds(2)) {
