@@ -14,6 +14,8 @@ struct CarriedEvent: Sendable {
     /// Decodes `data` and dispatches the event locally from `origin`; with `wait`, returns once
     /// every listener has finished with it.
     let deliver: @Sendable (EventCenter, [UInt8]?, RemoteOrigin, _ wait: Bool) async throws(CodingFailure) -> Void
+    /// Decodes `data` and dispatches the event locally from `origin`, on the calling thread.
+    let dispatchNow: @Sendable (EventCenter, [UInt8]?, RemoteOrigin) throws(CodingFailure) -> Void
 
     struct CodingFailure: Error {
         let reason: String
@@ -32,19 +34,26 @@ struct CarriedEvent: Sendable {
                 }
             },
             deliver: { center, data, origin, wait throws(CodingFailure) in
-                guard let data else { throw CodingFailure(reason: "the message has no data") }
-                let event: E
-                do {
-                    event = try JSONDecoder().decode(E.self, from: Data(data))
-                } catch {
-                    throw CodingFailure(reason: String(describing: error))
-                }
+                let event = try decode(E.self, from: data)
                 if wait {
                     await center.dispatchAndWait(event, from: origin)
                 } else {
                     center.dispatch(event, from: origin)
                 }
+            },
+            dispatchNow: { center, data, origin throws(CodingFailure) in
+                center.dispatch(try decode(E.self, from: data), from: origin)
             })
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, from data: [UInt8]?) throws(CodingFailure) -> Value
+    {
+        guard let data else { throw CodingFailure(reason: "the message has no data") }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(data))
+        } catch {
+            throw CodingFailure(reason: String(describing: error))
+        }
     }
 
     static func named<Value: Codable & Sendable>(
@@ -67,19 +76,16 @@ struct CarriedEvent: Sendable {
                 }
             },
             deliver: { center, data, origin, wait throws(CodingFailure) in
-                var value: Value?
-                if let data {
-                    do {
-                        value = try JSONDecoder().decode(Value.self, from: Data(data))
-                    } catch {
-                        throw CodingFailure(reason: String(describing: error))
-                    }
-                }
+                let value: Value? = try data.map { bytes throws(CodingFailure) in try decode(Value.self, from: bytes) }
                 if wait {
                     await center.dispatchAndWait(name, from: origin, data: value)
                 } else {
                     center.dispatch(name, from: origin, data: value)
                 }
+            },
+            dispatchNow: { center, data, origin throws(CodingFailure) in
+                let value: Value? = try data.map { bytes throws(CodingFailure) in try decode(Value.self, from: bytes) }
+                center.dispatch(name, from: origin, data: value)
             })
     }
 
@@ -101,14 +107,22 @@ struct CarriedEvent: Sendable {
                 }
             },
             deliver: { center, data, origin, wait throws(CodingFailure) in
-                guard data == nil || data == Array("null".utf8) else {
-                    throw CodingFailure(reason: "\"\(name)\" is carried without data, but the message has data")
-                }
+                try expectNoData(data, name: name)
                 if wait {
                     await center.dispatchAndWait(name, from: origin)
                 } else {
                     center.dispatch(name, from: origin)
                 }
+            },
+            dispatchNow: { center, data, origin throws(CodingFailure) in
+                try expectNoData(data, name: name)
+                center.dispatch(name, from: origin)
             })
+    }
+
+    private static func expectNoData(_ data: [UInt8]?, name: EventName) throws(CodingFailure) {
+        guard data == nil || data == Array("null".utf8) else {
+            throw CodingFailure(reason: "\"\(name)\" is carried without data, but the message has data")
+        }
     }
 }

@@ -26,32 +26,57 @@ final class Inbound: Sendable {
     /// Delivers one message. With `waitForListeners`, returns only once every local listener
     /// has finished with the event, so that acknowledging afterwards means "handled".
     func receive(_ message: [UInt8], key: String, streamEntryID: String?, waitForListeners: Bool) async {
+        guard let (carriedEvent, event, origin) = accept(message, key: key, streamEntryID: streamEntryID) else {
+            return
+        }
+        do {
+            try await carriedEvent.deliver(center, event.data, origin, waitForListeners)
+            counters.delivered.increment()
+        } catch {
+            undecodable(event, error)
+        }
+    }
+
+    /// Delivers one message on the calling thread (Pub/Sub's reader thread).
+    func receiveNow(_ message: [UInt8], key: String) {
+        guard let (carriedEvent, event, origin) = accept(message, key: key, streamEntryID: nil) else { return }
+        do {
+            try carriedEvent.dispatchNow(center, event.data, origin)
+            counters.delivered.increment()
+        } catch {
+            undecodable(event, error)
+        }
+    }
+
+    /// The carried event, the message and its origin, or nil when the message is invalid,
+    /// unknown, this instance's own, or a duplicate (reported and counted where that applies).
+    private func accept(
+        _ message: [UInt8], key: String, streamEntryID: String?
+    ) -> (CarriedEvent, CloudEvent, RemoteOrigin)? {
         let event: CloudEvent
         do {
             event = try CloudEvent(json: message)
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
-            return
+            return nil
         }
         // This instance's own events were delivered here when they were dispatched.
-        guard event.source != source else { return }
+        guard event.source != source else { return nil }
         guard let carriedEvent = carried[event.type] else {
             counters.unknownTypes.increment()
             report(.unknownType(event.type, id: event.id, source: event.source))
-            return
+            return nil
         }
         guard deduplication.recordFirstSighting(source: event.source, id: event.id) else {
             counters.duplicatesSuppressed.increment()
-            return
+            return nil
         }
-        let origin = RemoteOrigin(event, key: key, streamEntryID: streamEntryID)
-        do {
-            try await carriedEvent.deliver(center, event.data, origin, waitForListeners)
-            counters.delivered.increment()
-        } catch {
-            counters.undecodable.increment()
-            report(.undecodableData(type: event.type, id: event.id, source: event.source, reason: error.reason))
-        }
+        return (carriedEvent, event, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
+    }
+
+    private func undecodable(_ event: CloudEvent, _ failure: CarriedEvent.CodingFailure) {
+        counters.undecodable.increment()
+        report(.undecodableData(type: event.type, id: event.id, source: event.source, reason: failure.reason))
     }
 }

@@ -1,13 +1,15 @@
 import Events
 
-/// Receives the carried Pub/Sub channels and hands each message to the bridge's inbound half.
+/// Receives the carried Pub/Sub channels and dispatches each message locally, on the
+/// subscription's reader thread: no buffer and no thread handoff between the socket and the
+/// listeners, which is what keeps the bridge's Pub/Sub latency close to a raw client's.
+///
+/// A consequence to know: posting-thread listeners of Pub/Sub events run on that reader thread
+/// and hold up reading while they run. Give slow listeners a delivery context (`on:
+/// .background`, a queue, the main actor); Redis keeps unread messages in the connection's
+/// output buffer meanwhile (up to its `client-output-buffer-limit` for Pub/Sub).
 struct PubSubReceiver {
     let subscriber: RedisSubscriber
-    let task: Task<Void, Never>
-
-    /// How many messages may wait for local delivery before the oldest are dropped (and counted
-    /// in the statistics): Pub/Sub has no way to slow the publisher down.
-    static let bufferLimit = 100_000
 
     /// Subscribes and returns once the server has confirmed every channel, so that messages
     /// published from then on are received.
@@ -16,44 +18,56 @@ struct PubSubReceiver {
         report: @escaping @Sendable (RedisBridgeError) -> Void
     ) async throws(RedisError) -> PubSubReceiver {
         let subscriber = RedisSubscriber(configuration)
-        let events = subscriber.events(channels: channels, bufferLimit: bufferLimit)
         let (confirmed, confirm) = AsyncStream.makeStream(of: Result<Void, RedisError>.self)
-        let task = Task.detached {
-            var pending = Set(channels)
-            do {
-                for try await event in events {
-                    switch event {
-                    case .message(let message):
-                        await inbound.receive(
-                            message.payload, key: message.channel, streamEntryID: nil, waitForListeners: false)
-                    case .subscribed(let name, _):
-                        pending.remove(name)
-                        if pending.isEmpty { confirm.yield(.success(())) }
-                    case .reconnected(let cause):
-                        // Messages published during the gap are lost: that is Pub/Sub. Say so.
-                        counters.redisErrors.increment()
-                        report(.redis(cause))
-                    }
-                }
-                confirm.yield(.failure(.clientClosed))
-            } catch {
-                let failure = error as? RedisError ?? .connectionClosed
-                confirm.yield(.failure(failure))
-                if failure != .clientClosed {
+        let pending = PendingChannels(channels)
+        subscriber.subscribe(
+            channels: channels,
+            handler: { event in
+                switch event {
+                case .message(let message):
+                    inbound.receiveNow(message.payload, key: message.channel)
+                case .subscribed(let name, _):
+                    if pending.confirm(name) { confirm.yield(.success(())) }
+                case .reconnected(let cause):
+                    // Messages published during the gap are lost: that is Pub/Sub. Say so.
                     counters.redisErrors.increment()
-                    report(.redis(failure))
+                    report(.redis(cause))
                 }
-            }
-            confirm.finish()
-        }
+            },
+            finish: { error in
+                if let error {
+                    counters.redisErrors.increment()
+                    report(.redis(error))
+                }
+                confirm.yield(.failure(error ?? .clientClosed))
+                confirm.finish()
+            })
         for await outcome in confirmed {
             if case .failure(let error) = outcome {
                 subscriber.close()
-                task.cancel()
                 throw error
             }
             break
         }
-        return PubSubReceiver(subscriber: subscriber, task: task)
+        return PubSubReceiver(subscriber: subscriber)
+    }
+}
+
+/// The channels whose subscription the server has not confirmed yet.
+private final class PendingChannels: Sendable {
+    private let lock = Lock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var names: Set<String>
+
+    init(_ channels: [String]) {
+        names = Set(channels)
+    }
+
+    /// Marks `name` confirmed; true when it was the last one.
+    func confirm(_ name: String) -> Bool {
+        lock.withLock {
+            guard names.remove(name) != nil else { return false }
+            return names.isEmpty
+        }
     }
 }

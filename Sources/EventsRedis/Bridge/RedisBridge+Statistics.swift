@@ -19,9 +19,6 @@ extension RedisBridge {
         public var rejectedBufferFull = 0
         /// Pub/Sub events that could not be published because the connection failed.
         public var pubSubLost = 0
-        /// Pub/Sub messages dropped on arrival because local delivery fell more than 100,000
-        /// messages behind (Pub/Sub cannot slow the publisher down).
-        public var pubSubDropped = 0
         /// Failed attempts to talk to Redis (each followed by a retry).
         public var redisErrors = 0
         /// Stream entries claimed from other consumers of the group whose entries went stale.
@@ -30,7 +27,7 @@ extension RedisBridge {
         public var description: String {
             "published \(published), delivered \(delivered), duplicates suppressed \(duplicatesSuppressed), "
                 + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
-                + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), Pub/Sub dropped \(pubSubDropped), "
+                + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), "
                 + "Redis errors \(redisErrors), claimed \(claimed)"
         }
     }

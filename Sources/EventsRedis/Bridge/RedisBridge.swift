@@ -93,12 +93,7 @@ public final class RedisBridge: Sendable {
     }
 
     /// Counters of what the bridge has published, delivered, suppressed and skipped.
-    public var statistics: Statistics {
-        var statistics = counters.snapshot
-        let subscriber = lock.withLock { state.subscriber }
-        statistics.pubSubDropped = subscriber?.droppedCount ?? 0
-        return statistics
-    }
+    public var statistics: Statistics { counters.snapshot }
 
     // MARK: - Choosing events
 
@@ -195,7 +190,6 @@ public final class RedisBridge: Sendable {
                     configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
                     report: report)
                 subscriber = receiver.subscriber
-                tasks.append(receiver.task)
 
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)

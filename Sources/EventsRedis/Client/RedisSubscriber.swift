@@ -89,6 +89,43 @@ public final class RedisSubscriber: Sendable {
         stream(channels: channels, patterns: patterns, bufferLimit: bufferLimit) { $0 }
     }
 
+    /// Calls `handler` with every event of a subscription to `channels` and `patterns`, on the
+    /// subscription's own reader thread, in order; `finish` runs once at the end, with the error
+    /// that ended it or `nil` after ``close()``.
+    ///
+    /// For code that must not wait on a task: no buffer and no thread handoff between the socket
+    /// and `handler` (the bridge dispatches Pub/Sub events this way). `handler` holds up reading
+    /// while it runs, so it must be quick.
+    package func subscribe(
+        channels: [String], patterns: [String] = [], handler: @escaping @Sendable (RedisPubSubEvent) -> Void,
+        finish: @escaping @Sendable (RedisError?) -> Void
+    ) {
+        guard !channels.isEmpty || !patterns.isEmpty else {
+            finish(.invalidConfiguration("subscribe to at least one channel or pattern"))
+            return
+        }
+        let subscription = RedisSubscription(
+            configuration: configuration, channels: channels, patterns: patterns,
+            healthCheckInterval: healthCheckInterval, counters: counters)
+        let key = ObjectIdentifier(subscription)
+        let registered: Bool = counters.withLock { counters in
+            guard !counters.isClosed else { return false }
+            counters.subscriptions[key] = subscription
+            return true
+        }
+        guard registered else {
+            finish(.clientClosed)
+            return
+        }
+        let counters = counters
+        subscription.start(
+            deliver: handler,
+            finish: { error in
+                counters.withLock { _ = $0.subscriptions.removeValue(forKey: key) }
+                finish(error == .clientClosed ? nil : error)
+            })
+    }
+
     /// Ends every stream of this subscriber (without an error) and closes their connections;
     /// streams created later end at once with ``RedisError/clientClosed``. Idempotent.
     public func close() {
