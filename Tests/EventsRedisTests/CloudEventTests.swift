@@ -94,7 +94,7 @@ struct CloudEventTests {
 
     @Test("Random and mutated bytes never crash the reader: each is an event or a CloudEventError")
     func fuzz() {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         let valid = sample.jsonBytes()
         var accepted = 0
         for round in 0..<5_000 {
@@ -153,18 +153,5 @@ struct RFC3339Tests {
     func roundTrips(seconds: Double) {
         let date = Date(timeIntervalSince1970: seconds)
         #expect(RFC3339.date(from: RFC3339.string(from: date)) == date)
-    }
-}
-
-/// A small deterministic generator so fuzz runs are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
