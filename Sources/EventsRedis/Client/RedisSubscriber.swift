@@ -47,9 +47,12 @@ public final class RedisSubscriber: Sendable {
     /// A subscriber for the server `configuration` describes. Nothing connects until a stream is
     /// created.
     ///
-    /// - Parameter healthCheckInterval: after this much silence the subscriber sends `PING`;
-    ///   when no answer arrives within the configuration's `replyTimeout` it reconnects. This
-    ///   notices connections that died without the server closing them.
+    /// - Parameters:
+    ///   - configuration: the server to connect to, with credentials, timeouts and the reconnect
+    ///     policy.
+    ///   - healthCheckInterval: after this much silence the subscriber sends `PING`; when no
+    ///     answer arrives within the configuration's `replyTimeout` it reconnects. This notices
+    ///     connections that died without the server closing them.
     public init(_ configuration: RedisConfiguration, healthCheckInterval: Duration = .seconds(30)) {
         self.configuration = configuration
         self.healthCheckInterval = healthCheckInterval
