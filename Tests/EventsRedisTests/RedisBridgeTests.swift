@@ -474,6 +474,53 @@ struct RedisBridgeTests {
         await publisher.stop()
     }
 
+    @Test("An entry over the client's frame limit is reported and acknowledged; the stream goes on")
+    func oversizedEntryDoesNotStall() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let stream = "test:" + Sequenced.wireName
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configuration.redis.limits.maxBulkBytes = 4_096
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(center: center, configuration: configuration)
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+
+        let client = RedisClient(server.configuration)
+        func event(_ n: Int, padding: Int = 0) -> RedisArgument {
+            let data = #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#
+            return RedisArgument(
+                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(Sequenced.wireName)","data":\#(data)}"#)
+        }
+        _ = try await client.pipeline([
+            ["XADD", RedisArgument(stream), "*", "event", event(1)],
+            ["XADD", RedisArgument(stream), "*", "event", event(2, padding: 10_000)],
+            ["XADD", RedisArgument(stream), "*", "event", event(3)],
+        ])
+        #expect(await eventually { received.count == 2 })
+        #expect(received.values == [1, 3])
+        #expect(
+            await eventually {
+                errors.all.contains { error in
+                    if case .invalidMessage(let reason, _) = error {
+                        reason.reason.contains("frame limit")
+                    } else {
+                        false
+                    }
+                }
+            })
+        #expect(consumer.statistics.invalidMessages == 1)
+        #expect(
+            try await eventually {
+                (try await client.send("XPENDING", RedisArgument(stream), "c")).array?.first?.int == 0
+            })
+        _ = listener
+        client.close()
+        await consumer.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()

@@ -87,12 +87,63 @@ struct StreamConsumer: Sendable {
     func deliverOwnPending() async throws(RedisError) {
         var after = Dictionary(uniqueKeysWithValues: keys.map { ($0, "0") })
         while true {
-            let reply = try await client.send(
-                readCommand(ids: keys.map { after[$0]! }, block: nil), timeout: configuration.redis.replyTimeout)
+            let reply: RESPValue
+            do {
+                reply = try await client.send(
+                    readCommand(ids: keys.map { after[$0]! }, block: nil), timeout: configuration.redis.replyTimeout)
+            } catch .frameTooLarge(let limit, _) {
+                // An entry over the client's frame limit would fail every batch read for ever.
+                try await settleOversizedPending(limit: limit)
+                continue
+            }
             let entries = try Self.entries(fromRead: reply)
             guard !entries.isEmpty else { return }
             for entry in entries { after[entry.key] = entry.id }
             try await handle(entries)
+        }
+    }
+
+    /// Goes through this consumer's pending entries one at a time: delivers those that fit in a
+    /// frame, and acknowledges and reports (as an invalid message) those that do not, so that
+    /// one oversized entry never stalls the stream. Only the entry ids are listed in bulk
+    /// (`XPENDING`), which keeps that reply small whatever the entries hold.
+    func settleOversizedPending(limit: Int) async throws(RedisError) {
+        for key in keys {
+            let listing = try await client.send([
+                "XPENDING", RedisArgument(key), RedisArgument(group), "-", "+",
+                RedisArgument(configuration.readBatchSize), RedisArgument(consumer),
+            ])
+            guard let rows = listing.array else {
+                throw RedisError.unexpectedReply(expected: "an XPENDING listing", got: "\(listing)")
+            }
+            for row in rows {
+                guard let id = row.array?.first?.string else {
+                    throw RedisError.unexpectedReply(expected: "a pending entry", got: "\(row)")
+                }
+                do {
+                    let reply = try await client.send([
+                        "XRANGE", RedisArgument(key), RedisArgument(id), RedisArgument(id),
+                    ])
+                    let entries = try (reply.array ?? []).map { item throws(RedisError) in
+                        try Self.entry(item, key: key)
+                    }
+                    if entries.isEmpty {
+                        // Trimmed or deleted meanwhile: nothing to deliver.
+                        _ = try await client.send(["XACK", RedisArgument(key), RedisArgument(group), RedisArgument(id)])
+                    } else {
+                        try await handle(entries)
+                    }
+                } catch .frameTooLarge(_, let declared) {
+                    counters.invalidMessages.increment()
+                    report(
+                        .invalidMessage(
+                            CloudEventError(
+                                "stream entry \(id) declares \(declared) bytes, over the client's frame limit of \(limit)"
+                            ),
+                            key: key))
+                    _ = try await client.send(["XACK", RedisArgument(key), RedisArgument(group), RedisArgument(id)])
+                }
+            }
         }
     }
 
