@@ -521,6 +521,48 @@ struct RedisBridgeTests {
         await consumer.stop()
     }
 
+    @Test("A Pub/Sub message over the frame limit is reported; Pub/Sub reception goes on")
+    func oversizedPubSubMessageDoesNotStall() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let channel = "test:" + PubSubSequenced.wireName
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configuration.redis.limits.maxBulkBytes = 4_096
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: PubSubSequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(center: center, configuration: configuration)
+        try consumer.carry(PubSubSequenced.self, mode: .pubSub)
+        try await consumer.start()
+
+        let client = RedisClient(server.configuration)
+        func event(_ n: Int, padding: Int = 0) -> RedisArgument {
+            let data = #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#
+            return RedisArgument(
+                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(PubSubSequenced.wireName)","data":\#(data)}"#
+            )
+        }
+        _ = try await client.send("PUBLISH", RedisArgument(channel), event(1, padding: 10_000))
+        #expect(
+            await eventually {
+                errors.all.contains { error in
+                    if case .redis(.frameTooLarge) = error { true } else { false }
+                }
+            })
+        // Publish until one arrives: messages sent while the subscription reconnects are lost.
+        var n = 2
+        let arrived = await eventually {
+            _ = try? await client.send("PUBLISH", RedisArgument(channel), event(n))
+            n += 1
+            return received.count > 0
+        }
+        #expect(arrived)
+        #expect(!received.values.contains(1))
+        _ = listener
+        client.close()
+        await consumer.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()

@@ -25,6 +25,9 @@
 ///   and subscribes again. **Messages published while it was disconnected are lost.**
 ///   ``reconnectCount`` counts these gaps, and ``events(channels:patterns:bufferLimit:)``
 ///   reports each one as ``RedisPubSubEvent/reconnected(cause:)``.
+/// - A message over ``RedisConfiguration/limits`` cannot be read: the subscriber drops the
+///   connection and subscribes again, reported as `.reconnected(cause: .frameTooLarge(...))`;
+///   that message is lost, and so are any published while it reconnects.
 /// - A stream ends with an error (always a ``RedisError``) when reconnecting cannot help:
 ///   rejected credentials, an error reply to `SUBSCRIBE`, or a malformed frame
 ///   (``RedisError/protocolViolation(_:)``, reported and not retried, since a server that sends

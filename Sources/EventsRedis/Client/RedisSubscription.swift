@@ -100,7 +100,12 @@ final class RedisSubscription: Sendable {
                 try read(connection, deliver: deliver, confirmed: { breaksInARow = 0 })
             } catch {
                 if isStopped { return nil }
-                guard error.isRetryable else { return error }
+                // A message over the frame limits cannot be read, but the next ones can: drop the
+                // connection (and with it that message, as Pub/Sub drops messages while
+                // disconnected) and subscribe again, instead of ending the subscription.
+                var oversized = false
+                if case .frameTooLarge = error { oversized = true }
+                guard error.isRetryable || oversized else { return error }
                 cause = error
                 breaksInARow += 1
             }
