@@ -563,6 +563,51 @@ struct RedisBridgeTests {
         await consumer.stop()
     }
 
+    @Test("A Pub/Sub subscription refused after a password change is retried until it works again")
+    func pubSubSurvivesCredentialRotation() async throws {
+        let server = try RedisServer(user: (name: "bridge", password: "first"))
+        let errors = ErrorLog()
+        let channel = "test:" + PubSubSequenced.wireName
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configuration.redis.username = "bridge"
+        configuration.redis.password = "first"
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: PubSubSequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(center: center, configuration: configuration)
+        try consumer.carry(PubSubSequenced.self, mode: .pubSub)
+        try await consumer.start()
+
+        // The password changes and the bridge's connections are dropped: reconnecting is refused.
+        let admin = RedisClient(server.configuration)
+        _ = try await admin.send("ACL", "SETUSER", "bridge", "resetpass", ">second")
+        _ = try await admin.send("CLIENT", "KILL", "USER", "bridge")
+        #expect(
+            await eventually {
+                errors.all.contains { error in
+                    if case .redis(.authenticationFailed) = error { true } else { false }
+                }
+            })
+
+        // The old password is accepted again: the receiver subscribes again by itself.
+        _ = try await admin.send("ACL", "SETUSER", "bridge", ">first")
+        func event(_ n: Int) -> RedisArgument {
+            RedisArgument(
+                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(PubSubSequenced.wireName)","data":{"n":\#(n)}}"#
+            )
+        }
+        var n = 1
+        let arrived = await eventually(timeout: .seconds(10)) {
+            _ = try? await admin.send("PUBLISH", RedisArgument(channel), event(n))
+            n += 1
+            return received.count > 0
+        }
+        #expect(arrived)
+        _ = listener
+        admin.close()
+        await consumer.stop()
+    }
+
     @Test("carry rejects a second type with the same wire name, and any carry after start")
     func carryRules() async throws {
         let server = try RedisServer()

@@ -1,3 +1,4 @@
+import Dispatch
 import Events
 
 /// Receives the carried Pub/Sub channels and dispatches each message locally, on the
@@ -8,25 +9,74 @@ import Events
 /// and hold up reading while they run. Give slow listeners a delivery context (`on:
 /// .background`, a queue, the main actor); Redis keeps unread messages in the connection's
 /// output buffer meanwhile (up to its `client-output-buffer-limit` for Pub/Sub).
-struct PubSubReceiver {
+///
+/// The subscriber reconnects by itself after a broken connection. When a subscription ends
+/// with an error it cannot retry (credentials rejected after a password change, a malformed
+/// frame, the reconnect policy's attempts used up), the receiver reports it and subscribes
+/// again after a backoff (1 s doubling to 30 s), for as long as the bridge runs: a bridge never
+/// goes on without its Pub/Sub input.
+final class PubSubReceiver: Sendable {
+    private struct State {
+        var started = false
+        var failuresInARow = 0
+    }
+
     let subscriber: RedisSubscriber
+    private let channels: [String]
+    private let inbound: Inbound
+    private let counters: BridgeCounters
+    private let report: @Sendable (RedisBridgeError) -> Void
+    private let confirm: AsyncStream<Result<Void, RedisError>>.Continuation
+    private let pending: PendingChannels
+    private let lock = Lock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var state = State()
+
+    private init(
+        configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
+        report: @escaping @Sendable (RedisBridgeError) -> Void,
+        confirm: AsyncStream<Result<Void, RedisError>>.Continuation
+    ) {
+        subscriber = RedisSubscriber(configuration)
+        self.channels = channels
+        self.inbound = inbound
+        self.counters = counters
+        self.report = report
+        self.confirm = confirm
+        pending = PendingChannels(channels)
+    }
 
     /// Subscribes and returns once the server has confirmed every channel, so that messages
-    /// published from then on are received.
+    /// published from then on are received. Throws when the first subscription fails.
     static func start(
         configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
         report: @escaping @Sendable (RedisBridgeError) -> Void
     ) async throws(RedisError) -> PubSubReceiver {
-        let subscriber = RedisSubscriber(configuration)
         let (confirmed, confirm) = AsyncStream.makeStream(of: Result<Void, RedisError>.self)
-        let pending = PendingChannels(channels)
+        let receiver = PubSubReceiver(
+            configuration: configuration, channels: channels, inbound: inbound, counters: counters, report: report,
+            confirm: confirm)
+        receiver.subscribe()
+        for await outcome in confirmed {
+            if case .failure(let error) = outcome {
+                receiver.subscriber.close()
+                throw error
+            }
+            break
+        }
+        receiver.lock.withLock { receiver.state.started = true }
+        return receiver
+    }
+
+    private func subscribe() {
         subscriber.subscribe(
             channels: channels,
-            handler: { event in
+            handler: { [self] event in
                 switch event {
                 case .message(let message):
                     inbound.receiveNow(message.payload, key: message.channel)
                 case .subscribed(let name, _):
+                    lock.withLock { state.failuresInARow = 0 }
                     if pending.confirm(name) { confirm.yield(.success(())) }
                 case .reconnected(let cause):
                     // Messages published during the gap are lost: that is Pub/Sub. Say so.
@@ -34,22 +84,30 @@ struct PubSubReceiver {
                     report(.redis(cause))
                 }
             },
-            finish: { error in
-                if let error {
-                    counters.redisErrors.increment()
-                    report(.redis(error))
-                }
-                confirm.yield(.failure(error ?? .clientClosed))
-                confirm.finish()
-            })
-        for await outcome in confirmed {
-            if case .failure(let error) = outcome {
-                subscriber.close()
-                throw error
-            }
-            break
+            finish: { [self] error in ended(error) })
+    }
+
+    private func ended(_ error: RedisError?) {
+        guard let error, error != .clientClosed else {
+            // Closed by `stop()`: nothing more to do.
+            confirm.yield(.failure(.clientClosed))
+            return
         }
-        return PubSubReceiver(subscriber: subscriber)
+        counters.redisErrors.increment()
+        report(.redis(error))
+        let retry: Duration? = lock.withLock {
+            guard state.started else { return nil }
+            state.failuresInARow += 1
+            return min(.seconds(1) * (1 << min(state.failuresInARow - 1, 5)), .seconds(30))
+        }
+        guard let retry else {
+            confirm.yield(.failure(error))
+            return
+        }
+        let parts = retry.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(parts.seconds))) { [self] in
+            subscribe()
+        }
     }
 }
 
