@@ -50,6 +50,8 @@ struct RedisBridgeTests {
         #expect(bridgeB.statistics.published == 0)
         #expect(bridgeA.statistics.published == 1)
         #expect(bridgeA.statistics.delivered == 0)
+        #expect(
+            await eventually { bridgeA.statistics.ownEventsSkipped == 1 }, "A's own event came back and was skipped")
         #expect(bridgeB.statistics.delivered == 1)
         #expect(errors.all.isEmpty)
         _ = (localA, remoteB)
@@ -606,6 +608,26 @@ struct RedisBridgeTests {
         _ = listener
         admin.close()
         await consumer.stop()
+    }
+
+    @Test("stop() called while start() runs waits for it, then stops what it started")
+    func stopDuringStart() async throws {
+        let server = try RedisServer()
+        let center = EventCenter()
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "a", errors: ErrorLog()))
+        try bridge.carry(Sequenced.self, mode: .stream)
+        try bridge.carry(PubSubSequenced.self, mode: .pubSub)
+        // With the server down, start() keeps trying to connect: a window to stop in.
+        server.kill()
+        async let started: Void = bridge.start()
+        #expect(await eventually(timeout: .seconds(2)) { bridge.isStarting }, "start() is in progress")
+        try server.restart()
+        await bridge.stop()
+        try await started
+        // Stopped: the bridge no longer listens, so a local dispatch reaches no one.
+        #expect(center.listenerCount(for: Sequenced.self) == 0)
+        #expect(center.dispatch(PubSubSequenced(n: 1)) == 0)
     }
 
     @Test("carry rejects a second type with the same wire name, and any carry after start")

@@ -62,7 +62,10 @@ final class Inbound: Sendable {
             return nil
         }
         // This instance's own events were delivered here when they were dispatched.
-        guard event.source != source else { return nil }
+        guard event.source != source else {
+            counters.ownEventsSkipped.increment()
+            return nil
+        }
         guard let carriedEvent = carried[event.type] else {
             counters.unknownTypes.increment()
             report(.unknownType(event.type, id: event.id, source: event.source))

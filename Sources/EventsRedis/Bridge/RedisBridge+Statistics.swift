@@ -7,6 +7,9 @@ extension RedisBridge {
         public var published = 0
         /// Events that arrived from Redis and were dispatched locally.
         public var delivered = 0
+        /// Arrivals published by this instance itself (same source), which were delivered
+        /// locally when they were dispatched and are skipped (and, on a stream, acknowledged).
+        public var ownEventsSkipped = 0
         /// Arrivals recognised as events already delivered (same source and id), not delivered again.
         public var duplicatesSuppressed = 0
         /// Messages that were not valid CloudEvents.
@@ -25,7 +28,8 @@ extension RedisBridge {
         public var claimed = 0
 
         public var description: String {
-            "published \(published), delivered \(delivered), duplicates suppressed \(duplicatesSuppressed), "
+            "published \(published), delivered \(delivered), own skipped \(ownEventsSkipped), "
+                + "duplicates suppressed \(duplicatesSuppressed), "
                 + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
                 + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), "
                 + "Redis errors \(redisErrors), claimed \(claimed)"
@@ -38,6 +42,7 @@ extension RedisBridge {
 final class BridgeCounters: Sendable {
     let published = Atomic<Int>(0)
     let delivered = Atomic<Int>(0)
+    let ownEventsSkipped = Atomic<Int>(0)
     let duplicatesSuppressed = Atomic<Int>(0)
     let invalidMessages = Atomic<Int>(0)
     let unknownTypes = Atomic<Int>(0)
@@ -51,6 +56,7 @@ final class BridgeCounters: Sendable {
         var statistics = RedisBridge.Statistics()
         statistics.published = published.load(ordering: .relaxed)
         statistics.delivered = delivered.load(ordering: .relaxed)
+        statistics.ownEventsSkipped = ownEventsSkipped.load(ordering: .relaxed)
         statistics.duplicatesSuppressed = duplicatesSuppressed.load(ordering: .relaxed)
         statistics.invalidMessages = invalidMessages.load(ordering: .relaxed)
         statistics.unknownTypes = unknownTypes.load(ordering: .relaxed)

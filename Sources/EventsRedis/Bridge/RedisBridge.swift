@@ -92,6 +92,9 @@ public final class RedisBridge: Sendable {
         _ = outbound.streamQueue.close()
     }
 
+    /// Whether `start()` is in progress (for tests of what happens meanwhile).
+    var isStarting: Bool { lock.withLock { state.phase == .starting } }
+
     /// Counters of what the bridge has published, delivered, suppressed and skipped.
     public var statistics: Statistics { counters.snapshot }
 
@@ -265,7 +268,8 @@ public final class RedisBridge: Sendable {
     }
 
     /// Stops carrying events: local dispatches are no longer published, and events from Redis
-    /// no longer arrive.
+    /// no longer arrive. Called while ``start()`` is still running, it waits for it and then
+    /// stops what it started.
     ///
     /// Events still waiting for Redis get up to `drainTimeout` to be acknowledged; any left
     /// after it are reported as ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``. The
@@ -274,6 +278,10 @@ public final class RedisBridge: Sendable {
     /// and are delivered again when it restarts with the same consumer name (or claimed by
     /// another consumer).
     public func stop(drainTimeout: Duration = .seconds(5)) async {
+        // A `start()` in progress finishes (or fails) first; then this stops what it started.
+        while lock.withLock({ state.phase == .starting }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         let subscriptions: [Subscription]? = lock.withLock {
             guard state.phase == .running else { return nil }
             state.phase = .stopped
