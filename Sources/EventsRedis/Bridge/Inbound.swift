@@ -8,13 +8,22 @@ final class Inbound: Sendable {
     let source: String
     let carried: [String: CarriedEvent]
     let deduplication: DeduplicationWindow
+    /// How this instance's own messages begin: the bridge writes every message with the
+    /// attributes in a fixed order and the id first, and ids start with a prefix random to this
+    /// instance. Recognising them by these bytes skips parsing them, which every Pub/Sub
+    /// publisher would otherwise do for each of its own messages coming back.
+    private let ownMessagePrefix: [UInt8]
     let counters: BridgeCounters
     let report: @Sendable (RedisBridgeError) -> Void
 
     init(
-        center: EventCenter, source: String, carried: [String: CarriedEvent], deduplicationWindow: Int,
-        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
+        center: EventCenter, source: String, ownIDPrefix: String, carried: [String: CarriedEvent],
+        deduplicationWindow: Int, counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
     ) {
+        var prefix = Array(#"{"specversion":"1.0","id":"#.utf8)
+        appendJSONString(ownIDPrefix, to: &prefix)
+        prefix.removeLast()  // the closing quote: the id goes on
+        ownMessagePrefix = prefix
         self.center = center
         self.source = source
         self.carried = carried
@@ -53,6 +62,10 @@ final class Inbound: Sendable {
     private func accept(
         _ message: [UInt8], key: String, streamEntryID: String?
     ) -> (CarriedEvent, CloudEvent, RemoteOrigin)? {
+        if message.starts(with: ownMessagePrefix) {
+            counters.ownEventsSkipped.increment()
+            return nil
+        }
         let event: CloudEvent
         do {
             event = try CloudEvent(json: message)

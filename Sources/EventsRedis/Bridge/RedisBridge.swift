@@ -158,7 +158,7 @@ public final class RedisBridge: Sendable {
 
         let report = configuration.errorHandler
         let inbound = Inbound(
-            center: center, source: configuration.source, carried: carried,
+            center: center, source: configuration.source, ownIDPrefix: outbound.idPrefix, carried: carried,
             deduplicationWindow: configuration.deduplicationWindow, counters: counters, report: report)
         let streamKeys = carried.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = carried.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
