@@ -73,6 +73,7 @@ struct EventsBench {
             progress("measuring \(scenario.id)")
             reports.append(await scenario.run(effort))
         }
+        BenchRedis.shutDown()
         let method =
             quick
             ? "quick smoke test: batches of ~1 ms, 1 repeat, no warm-up; figures are rough, targets are not judged"

@@ -37,7 +37,7 @@ private let benchPrefix = "bench:"
 
 /// Where the Redis scenarios run; nil (with the reason) when no server can be had.
 @MainActor
-private final class BenchRedis {
+final class BenchRedis {
     static var shared: Result<BenchRedis, BenchSkip>?
     let configuration: RedisConfiguration
     let server: RedisServer?
@@ -69,6 +69,12 @@ private final class BenchRedis {
         return result
     }
 
+    /// Stops the private server, if one was started: a child process outlives `exit`.
+    static func shutDown() {
+        if case .success(let redis) = shared { redis.server?.stop() }
+        shared = nil
+    }
+
     /// A fresh key or channel name per measurement, so runs never see each other's data.
     func uniqueName(_ base: String) -> String {
         runCount += 1
@@ -76,7 +82,7 @@ private final class BenchRedis {
     }
 }
 
-private struct BenchSkip: Error {
+struct BenchSkip: Error {
     let reason: String
 }
 
