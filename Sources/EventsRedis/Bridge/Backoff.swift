@@ -1,16 +1,34 @@
-/// Waits between retries of a failing Redis operation: doubling from 50 ms up to 2 s, back to
-/// the start after a success.
-struct Backoff {
-    private static let initial: Duration = .milliseconds(50)
-    private static let maximum: Duration = .seconds(2)
-    private var next = Backoff.initial
+import Dispatch
+
+/// Counts failures in a row and gives the wait before the next retry, from a reconnect policy:
+/// the configuration's own, so that the bridge retries at the pace its clients reconnect.
+struct Backoff: Sendable {
+    let policy: RedisReconnectPolicy
+    private var failures = 0
+
+    init(_ policy: RedisReconnectPolicy) {
+        self.policy = policy
+    }
+
+    /// Counts one more failure and returns the wait before the next attempt.
+    mutating func nextDelay() -> Duration {
+        failures += 1
+        return policy.delay(afterFailures: failures)
+    }
 
     mutating func wait() async {
-        try? await Task.sleep(for: next)
-        next = min(next * 2, Self.maximum)
+        try? await Task.sleep(for: nextDelay())
     }
 
     mutating func reset() {
-        next = Self.initial
+        failures = 0
     }
+}
+
+/// Runs `body` on a global queue after `delay`: a retry from a thread that must not sleep (the
+/// client's I/O thread, a subscription's reader thread).
+func runAfter(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    let parts = delay.components
+    let nanoseconds = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
 }

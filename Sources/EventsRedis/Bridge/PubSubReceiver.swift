@@ -1,4 +1,3 @@
-import Dispatch
 import Events
 
 /// Receives the carried Pub/Sub channels and dispatches each message locally, on the
@@ -18,7 +17,9 @@ import Events
 final class PubSubReceiver: Sendable {
     private struct State {
         var started = false
-        var failuresInARow = 0
+        /// Slower than a reconnect: what ends a subscription (refused credentials, a malformed
+        /// frame) takes a person or another system to mend.
+        var backoff = Backoff(RedisReconnectPolicy(initialDelay: .seconds(1), maxDelay: .seconds(30), jitter: 0))
     }
 
     let subscriber: RedisSubscriber
@@ -76,7 +77,7 @@ final class PubSubReceiver: Sendable {
                 case .message(let message):
                     inbound.receiveNow(message.payload, key: message.channel)
                 case .subscribed(let name, _):
-                    lock.withLock { state.failuresInARow = 0 }
+                    lock.withLock { state.backoff.reset() }
                     if pending.confirm(name) { confirm.yield(.success(())) }
                 case .reconnected(let cause):
                     // Messages published during the gap are lost: that is Pub/Sub. Say so.
@@ -95,19 +96,12 @@ final class PubSubReceiver: Sendable {
         }
         counters.redisErrors.increment()
         report(.redis(error))
-        let retry: Duration? = lock.withLock {
-            guard state.started else { return nil }
-            state.failuresInARow += 1
-            return min(.seconds(1) * (1 << min(state.failuresInARow - 1, 5)), .seconds(30))
-        }
+        let retry: Duration? = lock.withLock { state.started ? state.backoff.nextDelay() : nil }
         guard let retry else {
             confirm.yield(.failure(error))
             return
         }
-        let parts = retry.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(parts.seconds))) { [self] in
-            subscribe()
-        }
+        runAfter(retry) { [self] in subscribe() }
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Events
 
 /// Sends one publish queue's messages to Redis, in batches written as one pipeline.
@@ -28,14 +27,11 @@ final class Publisher: Sendable {
         var messagesInFlight = 0
         var waitingToRetry = false
         var stopped = false
-        var backoff = Publisher.initialBackoff
+        var backoff: Backoff
         var touchedStreams = Set<String>()
         var lastTrim = ContinuousClock.now
         var trimming = false
     }
-
-    private static let initialBackoff: Duration = .milliseconds(50)
-    private static let maximumBackoff: Duration = .seconds(2)
 
     let queue: PublishQueue
     let client: RedisClient
@@ -46,7 +42,7 @@ final class Publisher: Sendable {
     let trimming: (maxLength: Int, interval: Duration)?
     private let lock = Lock()
     // Guarded by `lock`.
-    nonisolated(unsafe) private var state = State()
+    nonisolated(unsafe) private var state: State
 
     init(
         queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, counters: BridgeCounters,
@@ -58,6 +54,7 @@ final class Publisher: Sendable {
         self.counters = counters
         self.report = report
         self.trimming = trimming
+        state = State(backoff: Backoff(client.configuration.reconnect))
     }
 
     /// Sends the next batch unless the batches in flight are at their limit or a retry is
@@ -160,21 +157,15 @@ final class Publisher: Sendable {
     }
 
     private func succeeded() {
-        lock.withLock { state.backoff = Self.initialBackoff }
+        lock.withLock { state.backoff.reset() }
         kick()
     }
 
     /// Waits out the backoff on a timer, not on the client's thread, then tries again (the
     /// batch was settled with `retryLater`, so nothing goes out meanwhile).
     private func failed() {
-        let delay: Duration = lock.withLock {
-            let delay = state.backoff
-            state.backoff = min(state.backoff * 2, Self.maximumBackoff)
-            return delay
-        }
-        let parts = delay.components
-        let nanoseconds = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        let delay = lock.withLock { state.backoff.nextDelay() }
+        runAfter(delay) {
             self.lock.withLock { self.state.waitingToRetry = false }
             self.kick()
         }

@@ -46,7 +46,7 @@ struct StreamConsumer: Sendable {
     }
 
     func run() async {
-        var backoff = Backoff()
+        var backoff = Backoff(configuration.redis.reconnect)
         // Setup runs first on every start too: a restarted process resumes its own pending entries.
         var needsSetup = true
         var lastClaim: ContinuousClock.Instant?
