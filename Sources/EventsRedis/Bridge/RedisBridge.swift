@@ -53,8 +53,8 @@ public final class RedisBridge: Sendable {
         var phase = Phase.idle
         var carried: [String: CarriedEvent] = [:]
         var subscriptions: [Subscription] = []
-        var tasks: [Task<Void, Never>] = []
-        /// The stream reader, which `stop()` lets finish its batch before closing connections.
+        /// The stream reader (the only task a bridge runs), which `stop()` lets finish its batch
+        /// before closing connections.
         var consumerTask: Task<Void, Never>?
         var publishers: [Publisher] = []
         var clients: [RedisClient] = []
@@ -84,7 +84,7 @@ public final class RedisBridge: Sendable {
     deinit {
         // Without `stop()`: end the loops and connections; queued events are not published.
         state.subscriptions.forEach { $0.cancel() }
-        state.tasks.forEach { $0.cancel() }
+        state.consumerTask?.cancel()
         state.publishers.forEach { $0.stop() }
         state.clients.forEach { $0.close() }
         state.subscriber?.close()
@@ -163,7 +163,6 @@ public final class RedisBridge: Sendable {
         let streamKeys = carried.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = carried.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
         var clients: [RedisClient] = []
-        var tasks: [Task<Void, Never>] = []
         var consumerTask: Task<Void, Never>?
         var subscriber: RedisSubscriber?
         var publishers: [Publisher] = []
@@ -177,9 +176,7 @@ public final class RedisBridge: Sendable {
                     consumer: configuration.consumerName, inbound: inbound, configuration: configuration,
                     counters: counters, report: report)
                 try await consumer.createGroups()
-                let task = Task.detached { await consumer.run() }
-                consumerTask = task
-                tasks.append(task)
+                consumerTask = Task.detached { await consumer.run() }
 
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
@@ -202,11 +199,11 @@ public final class RedisBridge: Sendable {
                         report: report, trimming: nil))
             }
         } catch {
-            tasks.forEach { $0.cancel() }
+            consumerTask?.cancel()
             clients.forEach { $0.close() }
             subscriber?.close()
-            // A retry starts new loops on the same publish queues: these must be gone first.
-            for task in tasks { await task.value }
+            // A retry starts a new reader: this one must be gone first.
+            await consumerTask?.value
             lock.withLock { state.phase = .idle }
             throw .redis(error)
         }
@@ -221,7 +218,6 @@ public final class RedisBridge: Sendable {
         lock.withLock {
             state.phase = .running
             state.subscriptions = subscriptions
-            state.tasks = tasks
             state.consumerTask = consumerTask
             state.publishers = publishers
             state.clients = clients
@@ -297,16 +293,15 @@ public final class RedisBridge: Sendable {
         let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
         if left > 0 { configuration.errorHandler(.stoppedWithUnpublishedEvents(left)) }
 
-        let (tasks, consumerTask, publishers, clients, subscriber) = lock.withLock {
-            (state.tasks, state.consumerTask, state.publishers, state.clients, state.subscriber)
+        let (consumerTask, publishers, clients, subscriber) = lock.withLock {
+            (state.consumerTask, state.publishers, state.clients, state.subscriber)
         }
         publishers.forEach { $0.stop() }
-        tasks.forEach { $0.cancel() }
+        consumerTask?.cancel()
         // The stream reader finishes the read in progress (at most `readBlock`) and acknowledges
         // what it delivered before its connection closes.
         await consumerTask?.value
         clients.forEach { $0.close() }
         subscriber?.close()
-        for task in tasks { await task.value }
     }
 }
