@@ -142,9 +142,29 @@ private protocol RedisPath: AnyObject, Sendable {
     func close() async
 }
 
+/// A raw-client path: event `n` is one command of pre-encoded bytes; a burst goes in pipelines
+/// of 512, the bridge's batch size.
+@MainActor
+private protocol RawPath: RedisPath {
+    var client: RedisClient { get }
+    func command(_ n: Int) -> [RedisArgument]
+}
+
+extension RawPath {
+    func publish(_ n: Int) async {
+        _ = try? await client.send(command(n))
+    }
+
+    func publishBurst(_ range: Range<Int>) async {
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
+            _ = try? await client.pipeline((start..<min(start + 512, range.upperBound)).map(command))
+        }
+    }
+}
+
 /// The raw client: pre-encoded CloudEvents, `PUBLISH` to a subscriber.
 @MainActor
-private final class RawPubSub: RedisPath {
+private final class RawPubSub: RawPath {
     let arrivals = Arrivals()
     let client: RedisClient
     let subscriber: RedisSubscriber
@@ -175,17 +195,8 @@ private final class RawPubSub: RedisPath {
         for await _ in subscribed { break }
     }
 
-    func publish(_ n: Int) async {
-        _ = try? await client.send(["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])])
-    }
-
-    func publishBurst(_ range: Range<Int>) async {
-        for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
-            let commands: [[RedisArgument]] = (start..<min(start + 512, range.upperBound)).map { n in
-                ["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])]
-            }
-            _ = try? await client.pipeline(commands)
-        }
+    func command(_ n: Int) -> [RedisArgument] {
+        ["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])]
     }
 
     func close() async {
@@ -197,7 +208,7 @@ private final class RawPubSub: RedisPath {
 
 /// The raw client on a stream: `XADD`, and a reader looping `XREADGROUP` + `XACK`.
 @MainActor
-private final class RawStream: RedisPath {
+private final class RawStream: RawPath {
     let arrivals = Arrivals()
     let client: RedisClient
     let readClient: RedisClient
@@ -232,19 +243,8 @@ private final class RawStream: RedisPath {
         }
     }
 
-    func publish(_ n: Int) async {
-        _ = try? await client.send([
-            "XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count]),
-        ])
-    }
-
-    func publishBurst(_ range: Range<Int>) async {
-        for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
-            let commands: [[RedisArgument]] = (start..<min(start + 512, range.upperBound)).map { n in
-                ["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])]
-            }
-            _ = try? await client.pipeline(commands)
-        }
+    func command(_ n: Int) -> [RedisArgument] {
+        ["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])]
     }
 
     func close() async {
