@@ -142,26 +142,23 @@ struct RedisBridgeTests {
 
         let stream = "test:" + ShipmentSent.wireName
         let channel = "test:" + PubSubSequenced.wireName
-        func cloudEvent(type: String, data: String, id: String) -> RedisArgument {
-            RedisArgument(#"{"specversion":"1.0","id":"\#(id)","source":"other","type":"\#(type)","data":\#(data)}"#)
-        }
         let client = RedisClient(server.configuration)
         _ = try await client.pipeline([
             ["XADD", RedisArgument(stream), "*", "event", "not json"],
             ["XADD", RedisArgument(stream), "*", "payload", "no event field"],
-            ["XADD", RedisArgument(stream), "*", "event", cloudEvent(type: "com.unknown", data: "{}", id: "1")],
+            ["XADD", RedisArgument(stream), "*", "event", foreignMessage(type: "com.unknown", id: "1", data: "{}")],
             [
                 "XADD", RedisArgument(stream), "*", "event",
-                cloudEvent(type: ShipmentSent.wireName, data: #"{"id":1}"#, id: "2"),
+                foreignMessage(type: ShipmentSent.wireName, id: "2", data: #"{"id":1}"#),
             ],
             [
                 "XADD", RedisArgument(stream), "*", "event",
-                cloudEvent(type: ShipmentSent.wireName, data: #"{"orderID":"ok"}"#, id: "3"),
+                foreignMessage(type: ShipmentSent.wireName, id: "3", data: #"{"orderID":"ok"}"#),
             ],
             ["PUBLISH", RedisArgument(channel), #"{"specversion":"0.3"}"#],
             [
                 "PUBLISH", RedisArgument(channel),
-                cloudEvent(type: PubSubSequenced.wireName, data: #"{"n":1}"#, id: "4"),
+                foreignMessage(type: PubSubSequenced.wireName, id: "4", data: #"{"n":1}"#),
             ],
         ])
         #expect(await eventually { received.count == 2 && errors.all.count == 5 })
@@ -401,11 +398,7 @@ struct RedisBridgeTests {
         // process publishes before the consumer has set its group up again: the stream exists,
         // the group does not.
         let stream = "test:" + Sequenced.wireName
-        func event(_ n: Int) -> RedisArgument {
-            RedisArgument(
-                CloudEvent(id: "\(n)", source: "other", type: Sequenced.wireName, data: Array(#"{"n":\#(n)}"#.utf8))
-                    .jsonBytes())
-        }
+        func event(_ n: Int) -> RedisArgument { foreignMessage(type: Sequenced.wireName, n: n) }
         let client = RedisClient(server.configuration)
         _ = try await client.pipeline([["FLUSHALL"], ["XADD", RedisArgument(stream), "*", "event", event(1)]])
         #expect(await eventually(timeout: .seconds(2)) { received.values == [1] })
@@ -492,9 +485,7 @@ struct RedisBridgeTests {
 
         let client = RedisClient(server.configuration)
         func event(_ n: Int, padding: Int = 0) -> RedisArgument {
-            let data = #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#
-            return RedisArgument(
-                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(Sequenced.wireName)","data":\#(data)}"#)
+            foreignMessage(type: Sequenced.wireName, n: n, padding: padding)
         }
         _ = try await client.pipeline([
             ["XADD", RedisArgument(stream), "*", "event", event(1)],
@@ -539,10 +530,7 @@ struct RedisBridgeTests {
 
         let client = RedisClient(server.configuration)
         func event(_ n: Int, padding: Int = 0) -> RedisArgument {
-            let data = #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#
-            return RedisArgument(
-                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(PubSubSequenced.wireName)","data":\#(data)}"#
-            )
+            foreignMessage(type: PubSubSequenced.wireName, n: n, padding: padding)
         }
         _ = try await client.send("PUBLISH", RedisArgument(channel), event(1, padding: 10_000))
         #expect(
@@ -593,11 +581,7 @@ struct RedisBridgeTests {
 
         // The old password is accepted again: the receiver subscribes again by itself.
         _ = try await admin.send("ACL", "SETUSER", "bridge", ">first")
-        func event(_ n: Int) -> RedisArgument {
-            RedisArgument(
-                #"{"specversion":"1.0","id":"\#(n)","source":"other","type":"\#(PubSubSequenced.wireName)","data":{"n":\#(n)}}"#
-            )
-        }
+        func event(_ n: Int) -> RedisArgument { foreignMessage(type: PubSubSequenced.wireName, n: n) }
         var n = 1
         let arrived = await eventually(timeout: .seconds(10)) {
             _ = try? await admin.send("PUBLISH", RedisArgument(channel), event(n))

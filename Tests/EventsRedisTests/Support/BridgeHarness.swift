@@ -53,3 +53,15 @@ func bridgeConfiguration(
     configuration.errorHandler = { errors.record($0) }
     return configuration
 }
+
+/// A CloudEvent as another service would write it by hand (source "other"), with `data` given
+/// as raw JSON text.
+func foreignMessage(type: String, id: String, data: String) -> RedisArgument {
+    RedisArgument(#"{"specversion":"1.0","id":"\#(id)","source":"other","type":"\#(type)","data":\#(data)}"#)
+}
+
+/// A foreign message of `type` whose data is `{"n": n}`, padded by `padding` bytes (to go over
+/// a frame limit); the event's id is `n`.
+func foreignMessage(type: String, n: Int, padding: Int = 0) -> RedisArgument {
+    foreignMessage(type: type, id: "\(n)", data: #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#)
+}
