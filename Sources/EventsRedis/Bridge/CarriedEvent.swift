@@ -16,9 +16,9 @@ struct CarriedEvent: Sendable {
     let key: String
     /// Starts the local listener that hands each locally dispatched event to `outbound`.
     let listen: @Sendable (EventCenter, Outbound) -> Subscription
-    /// Decodes `data` and dispatches the event locally from `origin`; with `wait`, returns once
-    /// every listener has finished with it.
-    let deliver: @Sendable (EventCenter, [UInt8]?, RemoteOrigin, _ wait: Bool) async throws(CodingFailure) -> Void
+    /// Decodes `data` and dispatches the event locally from `origin`, returning once every
+    /// listener has finished with it (streams acknowledge after this).
+    let dispatchAndWait: @Sendable (EventCenter, [UInt8]?, RemoteOrigin) async throws(CodingFailure) -> Void
     /// Decodes `data` and dispatches the event locally from `origin`, on the calling thread.
     let dispatchNow: @Sendable (EventCenter, [UInt8]?, RemoteOrigin) throws(CodingFailure) -> Void
 
@@ -38,13 +38,8 @@ struct CarriedEvent: Sendable {
                     }
                 }
             },
-            deliver: { center, data, origin, wait throws(CodingFailure) in
-                let event = try decode(E.self, from: data)
-                if wait {
-                    await center.dispatchAndWait(event, from: origin)
-                } else {
-                    center.dispatch(event, from: origin)
-                }
+            dispatchAndWait: { center, data, origin throws(CodingFailure) in
+                await center.dispatchAndWait(try decode(E.self, from: data), from: origin)
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 center.dispatch(try decode(E.self, from: data), from: origin)
@@ -59,6 +54,13 @@ struct CarriedEvent: Sendable {
         } catch {
             throw CodingFailure(reason: String(describing: error))
         }
+    }
+
+    private static func decodeIfPresent<Value: Decodable>(
+        _ type: Value.Type, from data: [UInt8]?
+    ) throws(CodingFailure) -> Value? {
+        guard let data else { return nil }
+        return try decode(type, from: data)
     }
 
     static func named<Value: Codable & Sendable>(
@@ -80,17 +82,11 @@ struct CarriedEvent: Sendable {
                     }
                 }
             },
-            deliver: { center, data, origin, wait throws(CodingFailure) in
-                let value: Value? = try data.map { bytes throws(CodingFailure) in try decode(Value.self, from: bytes) }
-                if wait {
-                    await center.dispatchAndWait(name, from: origin, data: value)
-                } else {
-                    center.dispatch(name, from: origin, data: value)
-                }
+            dispatchAndWait: { center, data, origin throws(CodingFailure) in
+                await center.dispatchAndWait(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
-                let value: Value? = try data.map { bytes throws(CodingFailure) in try decode(Value.self, from: bytes) }
-                center.dispatch(name, from: origin, data: value)
+                center.dispatch(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
             })
     }
 
@@ -111,13 +107,9 @@ struct CarriedEvent: Sendable {
                     }
                 }
             },
-            deliver: { center, data, origin, wait throws(CodingFailure) in
+            dispatchAndWait: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)
-                if wait {
-                    await center.dispatchAndWait(name, from: origin)
-                } else {
-                    center.dispatch(name, from: origin)
-                }
+                await center.dispatchAndWait(name, from: origin)
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)

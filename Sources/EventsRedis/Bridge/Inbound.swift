@@ -32,14 +32,14 @@ final class Inbound: Sendable {
         self.report = report
     }
 
-    /// Delivers one message. With `waitForListeners`, returns only once every local listener
-    /// has finished with the event, so that acknowledging afterwards means "handled".
-    func receive(_ message: [UInt8], key: String, streamEntryID: String?, waitForListeners: Bool) async {
+    /// Delivers one stream entry, returning only once every local listener has finished with
+    /// the event, so that acknowledging afterwards means "handled".
+    func receive(_ message: [UInt8], key: String, streamEntryID: String) async {
         guard let (carriedEvent, event, origin) = accept(message, key: key, streamEntryID: streamEntryID) else {
             return
         }
         do {
-            try await carriedEvent.deliver(center, event.data, origin, waitForListeners)
+            try await carriedEvent.dispatchAndWait(center, event.data, origin)
             counters.delivered.increment()
         } catch {
             undecodable(event, error)

@@ -217,7 +217,7 @@ struct StreamConsumer: Sendable {
         var acknowledgements: [String: [String]] = [:]
         for entry in entries {
             if let message = entry.message {
-                await inbound.receive(message, key: entry.key, streamEntryID: entry.id, waitForListeners: true)
+                await inbound.receive(message, key: entry.key, streamEntryID: entry.id)
             } else if !entry.deleted {
                 counters.invalidMessages.increment()
                 report(
