@@ -348,8 +348,8 @@ struct RedisBridgeTests {
         _ = try await client.send(
             ["XACK", RedisArgument(stream), "slow"] + slow.prefix(10).map { RedisArgument($0.id) })
 
-        var trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { _ in })
-        await trimmer.appended(to: [stream])
+        let trimmer = StreamTrimmer(client: client, maxLength: 5, report: { _ in })
+        _ = await trimmer.trim([stream])
         // Entries 11... are pending with "slow" (11-20) or not yet delivered to it (21-50).
         let remaining = try await client.send("XRANGE", RedisArgument(stream), "-", "+")
         let ids = try #require(remaining.array).compactMap { $0.array?.first?.string }
@@ -360,7 +360,7 @@ struct RedisBridgeTests {
             fromRead: try await client.send("XREADGROUP", "GROUP", "slow", "s", "STREAMS", RedisArgument(stream), ">"))
         _ = try await client.send(
             ["XACK", RedisArgument(stream), "slow"] + (slow.suffix(10) + rest).map { RedisArgument($0.id) })
-        await trimmer.appended(to: [stream])
+        _ = await trimmer.trim([stream])
         #expect(try await client.send("XLEN", RedisArgument(stream)).int == 5)
         client.close()
     }
@@ -375,8 +375,8 @@ struct RedisBridgeTests {
         for n in 1...10 { _ = try await client.send("XADD", RedisArgument(stream), "*", "n", RedisArgument(n)) }
 
         let errors = ErrorLog()
-        var trimmer = StreamTrimmer(client: client, maxLength: 5, interval: .zero, report: { errors.record($0) })
-        await trimmer.appended(to: [stream])
+        let trimmer = StreamTrimmer(client: client, maxLength: 5, report: { errors.record($0) })
+        _ = await trimmer.trim([stream])
         #expect(errors.all.isEmpty)
         #expect(try await client.send("XLEN", RedisArgument(stream)).int == 10)
         client.close()

@@ -184,7 +184,7 @@ final class Publisher: Sendable {
             return state.touchedStreams
         }
         guard let keys else { return }
-        let trimmer = StreamTrimmer(client: client, maxLength: trimming.maxLength, interval: .zero, report: report)
+        let trimmer = StreamTrimmer(client: client, maxLength: trimming.maxLength, report: report)
         Task {
             _ = await trimmer.trim(keys)
             self.lock.withLock { self.state.trimming = false }

@@ -7,40 +7,11 @@
 /// one) and trims only below all of them, and only as far as the length limit asks.
 ///
 /// The publisher decides when to trim (at most once per interval, one trim at a time) and calls
-/// ``trim(_:)``; `appended(to:)` and `trimNow()` do the same bookkeeping for a single caller.
+/// ``trim(_:)``.
 struct StreamTrimmer: Sendable {
     let client: RedisClient
     let maxLength: Int
-    let interval: Duration
     let report: @Sendable (RedisBridgeError) -> Void
-    private var touched = Set<String>()
-    private var lastTrim = ContinuousClock.now
-
-    init(
-        client: RedisClient, maxLength: Int, interval: Duration, report: @escaping @Sendable (RedisBridgeError) -> Void
-    ) {
-        self.client = client
-        self.maxLength = maxLength
-        self.interval = interval
-        self.report = report
-    }
-
-    /// Notes new entries in `keys`; trims the streams written since the last trim once the
-    /// interval has passed.
-    mutating func appended(to keys: some Sequence<String>) async {
-        touched.formUnion(keys)
-        guard ContinuousClock.now - lastTrim >= interval else { return }
-        await trimNow()
-    }
-
-    /// Trims every stream written since the last trim; returns how many entries went.
-    @discardableResult
-    mutating func trimNow() async -> Int {
-        lastTrim = ContinuousClock.now
-        let keys = touched
-        touched.removeAll()
-        return await trim(keys)
-    }
 
     /// Trims each of `keys` as far as is safe; returns how many entries went. Failures are
     /// reported, not thrown: the next trim tries again.
