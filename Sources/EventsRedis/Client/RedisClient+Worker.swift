@@ -60,6 +60,23 @@ extension RedisClient {
         }
     }
 
+    /// Makes a newly opened connection the worker's, publishing its socket so that `close()`
+    /// can interrupt a blocked read; false (and the connection closed) when the client was
+    /// closed meanwhile.
+    private func adopt(_ connection: RedisConnection) -> Bool {
+        let published: Bool = state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.descriptor = connection.descriptor
+            return true
+        }
+        guard published else {
+            connection.close()
+            return false
+        }
+        worker.connection = connection
+        return true
+    }
+
     /// The open connection, opened now if needed. Requests whose connect deadline passes while
     /// opening are failed and removed from `batch`; `nil` when none is left to serve.
     private func connection(for batch: inout [RedisClientRequest]) -> RedisConnection? {
@@ -80,17 +97,10 @@ extension RedisClient {
                     }
                     return !batch.isEmpty
                 })
-            let published: Bool = state.withLock { state in
-                guard !state.isClosed else { return false }
-                state.descriptor = connection.descriptor
-                return true
-            }
-            guard published else {
-                connection.close()
+            guard adopt(connection) else {
                 for request in batch { request.fail(.clientClosed) }
                 return nil
             }
-            worker.connection = connection
             return connection
         } catch {
             for request in batch { request.fail(mapped(error)) }
@@ -132,16 +142,7 @@ extension RedisClient {
                 } catch {
                     return .failure(error)
                 }
-                let published: Bool = state.withLock { state in
-                    guard !state.isClosed else { return false }
-                    state.descriptor = connection.descriptor
-                    return true
-                }
-                guard published else {
-                    connection.close()
-                    return .failure(.clientClosed)
-                }
-                worker.connection = connection
+                guard adopt(connection) else { return .failure(.clientClosed) }
             }
             let outcome = Result { () throws(RedisError) in try body(connection) }
             if !connection.isOpen { releaseConnection() }
