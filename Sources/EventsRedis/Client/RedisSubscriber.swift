@@ -110,26 +110,8 @@ public final class RedisSubscriber: Sendable {
             finish(.invalidConfiguration("subscribe to at least one channel or pattern"))
             return
         }
-        let subscription = RedisSubscription(
-            configuration: configuration, channels: channels, patterns: patterns,
-            healthCheckInterval: healthCheckInterval, counters: counters)
-        let key = ObjectIdentifier(subscription)
-        let registered: Bool = counters.withLock { counters in
-            guard !counters.isClosed else { return false }
-            counters.subscriptions[key] = subscription
-            return true
-        }
-        guard registered else {
-            finish(.clientClosed)
-            return
-        }
-        let counters = counters
-        subscription.start(
-            deliver: handler,
-            finish: { error in
-                counters.withLock { _ = $0.subscriptions.removeValue(forKey: key) }
-                finish(error == .clientClosed ? nil : error)
-            })
+        let subscription = makeSubscription(channels: channels, patterns: patterns)
+        if !run(subscription, deliver: handler, finish: finish) { finish(.clientClosed) }
     }
 
     /// Ends every stream of this subscriber (without an error) and closes their connections;
@@ -151,35 +133,51 @@ public final class RedisSubscriber: Sendable {
             queue.finish(throwing: .invalidConfiguration("subscribe to at least one channel or pattern"))
             return queue.stream()
         }
-        let subscription = RedisSubscription(
-            configuration: configuration, channels: channels, patterns: patterns,
-            healthCheckInterval: healthCheckInterval, counters: counters)
+        let subscription = makeSubscription(channels: channels, patterns: patterns)
         // A lock-protected buffer with the rules of a `bufferingNewest` stream, for speed (see
         // RedisElementQueue). When the consumer goes away, the subscription stops.
         let queue = RedisElementQueue<Element>(limit: bufferLimit, onTermination: { subscription.stop() })
-        let stream = queue.stream()
-        let key = ObjectIdentifier(subscription)
-        let registered: Bool = counters.withLock { counters in
-            guard !counters.isClosed else { return false }
-            counters.subscriptions[key] = subscription
-            return true
-        }
-        guard registered else {
-            queue.finish(throwing: .clientClosed)
-            return stream
-        }
         let counters = counters
-        subscription.start(
+        let running = run(
+            subscription,
             deliver: { event in
                 guard let element = transform(event) else { return }
                 if !queue.push(element) {
                     counters.withLock { $0.droppedCount += 1 }
                 }
             },
+            finish: { error in queue.finish(throwing: error) })
+        if !running { queue.finish(throwing: .clientClosed) }
+        return queue.stream()
+    }
+
+    private func makeSubscription(channels: [String], patterns: [String]) -> RedisSubscription {
+        RedisSubscription(
+            configuration: configuration, channels: channels, patterns: patterns,
+            healthCheckInterval: healthCheckInterval, counters: counters)
+    }
+
+    /// Registers `subscription` (so that `close()` reaches it) and starts its reader thread;
+    /// false, with nothing started, when the subscriber is already closed. `finish` gets `nil`
+    /// when the subscription was stopped.
+    private func run(
+        _ subscription: RedisSubscription, deliver: @escaping @Sendable (RedisPubSubEvent) -> Void,
+        finish: @escaping @Sendable (RedisError?) -> Void
+    ) -> Bool {
+        let key = ObjectIdentifier(subscription)
+        let registered: Bool = counters.withLock { counters in
+            guard !counters.isClosed else { return false }
+            counters.subscriptions[key] = subscription
+            return true
+        }
+        guard registered else { return false }
+        let counters = counters
+        subscription.start(
+            deliver: deliver,
             finish: { error in
                 counters.withLock { _ = $0.subscriptions.removeValue(forKey: key) }
-                queue.finish(throwing: error == .clientClosed ? nil : error)
+                finish(error == .clientClosed ? nil : error)
             })
-        return stream
+        return true
     }
 }
