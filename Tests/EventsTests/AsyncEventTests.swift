@@ -90,6 +90,100 @@ struct AsyncEventTests {
         #expect(stream.droppedCount == 0)
     }
 
+    @Test func aConsumerThatKeepsUpWithABurstFromAnotherThreadGetsEveryEventInOrder() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self)
+        let consumer = Task {
+            var received: [Int] = []
+            for await tick in stream {
+                received.append(tick.n)
+                if received.count == 20_000 { break }
+            }
+            return received
+        }
+        // The consumer is waiting (suspended) before the burst starts, so the buffer is
+        // exercised both while the consumer sleeps and while it drains.
+        try? await Task.sleep(for: .milliseconds(10))
+        DispatchQueue.global().async {
+            for n in 0..<20_000 { center.dispatch(Tick(n: n)) }
+        }
+        #expect(await consumer.value == Array(0..<20_000))
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func dropOldestUnderALongBurstKeepsOnlyTheLatest() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self, bufferingPolicy: .dropOldest(capacity: 3))
+        for n in 0..<1_000 { center.dispatch(Tick(n: n)) }
+        #expect(stream.droppedCount == 997)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.n == 997)
+        #expect(await iterator.next()?.n == 998)
+        #expect(await iterator.next()?.n == 999)
+    }
+
+    @Test func zeroCapacityDeliversOnlyToAWaitingConsumer() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self, bufferingPolicy: .dropNewest(capacity: 0))
+        center.dispatch(Tick(n: 1))
+        #expect(stream.droppedCount == 1)
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.n
+        }
+        // Only a consumer already waiting can take an event that may not be buffered.
+        while true {
+            let dropped = stream.droppedCount
+            center.dispatch(Tick(n: 2))
+            if stream.droppedCount == dropped { break }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(await consumer.value == 2)
+    }
+
+    @Test func aCancelledConsumerGetsNilAndTheListenerIsRemoved() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self)
+        for n in 1...3 { center.dispatch(Tick(n: n)) }
+        let consumer = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var iterator = stream.makeAsyncIterator()
+            let first = await iterator.next()
+            let second = await iterator.next()
+            return (first?.n, second?.n)
+        }
+        let (first, second) = await consumer.value
+        #expect(first == nil)
+        #expect(second == nil)
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func severalTasksIteratingOneStreamShareItsEventsAndEndTogether() async {
+        let center = EventCenter()
+        let stream = center.events(of: Tick.self)
+        let ready = Counter()
+        let consumers = (0..<3).map { _ in
+            Task {
+                var received: [Int] = []
+                var iterator = stream.makeAsyncIterator()
+                ready.increment()
+                while let tick = await iterator.next() {
+                    // A negative tick tells its taker to stop, which ends the others too.
+                    if tick.n < 0 { break }
+                    received.append(tick.n)
+                }
+                return received
+            }
+        }
+        while ready.value < 3 { await Task.yield() }
+        for n in 0..<1_000 { center.dispatch(Tick(n: n)) }
+        center.dispatch(Tick(n: -1))
+        var all: [Int] = []
+        for consumer in consumers { all += await consumer.value }
+        #expect(all.sorted() == Array(0..<1_000))
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
     @Test func streamFromSenderHearsOnlyThatSender() async {
         let center = EventCenter()
         let writer = Probe()

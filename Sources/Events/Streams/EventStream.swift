@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How an ``EventStream`` buffers events its consumer has not taken yet.
 public enum EventBufferingPolicy: Sendable, Hashable {
     /// Keeps every event. Memory grows while the consumer lags.
@@ -26,53 +24,60 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 /// - Events arrive in dispatch order from one thread (FIFO); dispatch never waits for the
 ///   consumer. Events dropped by a bounded policy are counted in ``droppedCount``.
 /// - Ending the iteration (`break`, `return`, an error), cancelling the iterating task, or
-///   dropping a stream that is never iterated removes the listener at once.
-/// - Iterate a stream once: it has a single consumer.
+///   dropping a stream that is never iterated removes the listener at once. A cancelled
+///   consumer's `next()` returns nil, and events still buffered are dropped.
+/// - Iterate a stream once: it is meant for a single consumer. If several tasks iterate the
+///   same stream anyway, each event goes to one of them, and the sequence ends for all of them
+///   when one stops iterating.
 public struct EventStream<E: Event>: AsyncSequence, Sendable {
     public typealias Element = E
 
-    let stream: AsyncStream<E>
-    let drops: DropCounter
+    let buffer: EventBuffer<E>
     let subscription: Subscription
 
     /// How many events the buffering policy has dropped so far.
-    public var droppedCount: Int { drops.value }
+    public var droppedCount: Int { buffer.droppedCount }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator(), end: IterationEnd(subscription))
+        Iterator(buffer: buffer, end: IterationEnd(subscription, buffer: buffer))
     }
 
     /// Iterates the events; `next()` returns nil once the stream has ended.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<E>.Iterator
+        let buffer: EventBuffer<E>
         /// Cancels the listener when the iteration ends: a `break` out of `for await` destroys
         /// the iterator, even while the stream itself is still referenced.
-        let end: IterationEnd
+        let end: IterationEnd<E>
 
-        // Runs on the caller's executor, as AsyncStream's own iterator does: a plain nonisolated
-        // async method would hop to the global executor on every event.
+        // Runs on the caller's executor: a plain nonisolated async method would hop to the
+        // global executor on every event.
         public nonisolated(nonsending) mutating func next() async -> E? {
-            await base.next(isolation: #isolation)
+            await next(isolation: #isolation)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> E? {
-            await base.next(isolation: actor)
+            guard let event = await buffer.next(isolation: actor) else {
+                end.subscription.cancel()
+                return nil
+            }
+            return event
         }
     }
 }
 
-/// Ends the listener of a stream when the last copy of its iterator goes away.
-final class IterationEnd: Sendable {
+/// Ends the listener of a stream when the last copy of its iterator goes away, and wakes any
+/// other task still waiting on the same stream with the end of the sequence.
+final class IterationEnd<E: Sendable>: Sendable {
     let subscription: Subscription
-    init(_ subscription: Subscription) { self.subscription = subscription }
-    deinit { subscription.cancel() }
-}
-
-/// Counts dropped events; shared between the listener (on dispatching threads) and readers.
-final class DropCounter: Sendable {
-    private let count = Atomic<Int>(0)
-    func increment() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
+    let buffer: EventBuffer<E>
+    init(_ subscription: Subscription, buffer: EventBuffer<E>) {
+        self.subscription = subscription
+        self.buffer = buffer
+    }
+    deinit {
+        subscription.cancel()
+        buffer.cancel()
+    }
 }
 
 extension EventCenter {
@@ -111,25 +116,15 @@ extension EventCenter {
         of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
         callSite: CallSite
     ) -> EventStream<E> {
-        let policy: AsyncStream<E>.Continuation.BufferingPolicy
-        switch bufferingPolicy {
-        case .unbounded: policy = .unbounded
-        case .dropOldest(let capacity): policy = .bufferingNewest(max(capacity, 0))
-        case .dropNewest(let capacity): policy = .bufferingOldest(max(capacity, 0))
-        }
-        let (stream, continuation) = AsyncStream<E>.makeStream(bufferingPolicy: policy)
-        let drops = DropCounter()
+        let buffer = EventBuffer<E>(policy: bufferingPolicy)
+        // The registry holds the buffer, not the subscription: dropping the stream and its
+        // iterators releases the subscription, whose deinit removes the listener.
         let subscription = register(
             type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
             callSite: callSite,
-            handler: { _, event, _ in
-                if case .dropped = continuation.yield(event) { drops.increment() }
-            },
+            handler: { _, event, _ in buffer.push(event) },
             route: nil)
-        // The stream keeps the subscription (through this closure) until it terminates: the
-        // consumer ended, its task was cancelled, or the stream was dropped unused.
-        continuation.onTermination = { _ in subscription.cancel() }
-        return EventStream(stream: stream, drops: drops, subscription: subscription)
+        return EventStream(buffer: buffer, subscription: subscription)
     }
 
     /// Waits for the next event of type `E` that matches `predicate`.
