@@ -193,9 +193,15 @@ class ListenerRecord: @unchecked Sendable {
     /// exactly one caller performs the follow-up work (purging it from the registry).
     @discardableResult @usableFromInline
     final func retire(_ reason: ListenerState) -> Bool {
-        let retired = rawState.compareExchange(
-            expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged
+        // A plain load first: no state ever returns to `.active`, so when this one has left it
+        // the exchange below would fail anyway, and a failed exchange still costs a locked
+        // instruction (a subscription's deinit cancels again after an explicit `cancel()`).
+        let current = rawState.load(ordering: .acquiring)
+        let retired =
+            current == ListenerState.active.rawValue
+            && rawState.compareExchange(
+                expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged
         if !retired, reason == .cancelled, once {
             // A once listener whose event is still queued in its context: cancelling must stop
             // that pending delivery too (rule 7), so consumed becomes cancelled.
