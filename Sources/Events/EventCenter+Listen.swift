@@ -36,17 +36,20 @@ extension EventCenter {
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (E) throws -> Void
+        _ handler: consuming @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
         guard delivery.isPostingThread else {
             return listen(
                 type, in: delivery, sender: sender, priority: priority, once: once, callSite: callSite, handler)
         }
+        // The handler and the record are handed on rather than copied (`consuming`, `consume`):
+        // each copy was a retain and a release per registration.
         let record = EventHandlerRecord<E>(
             registry: registry, once: once, callSite: callSite,
-            details: .make(priority: priority, sender: sender), body: handler)
-        return register(record)
+            details: priority.value == 0 && sender == nil ? nil : .make(priority: priority, sender: sender),
+            body: handler)
+        return register(consume record)
     }
 
     /// The closure form of `listen` for a listener in another context.
@@ -299,9 +302,11 @@ extension EventCenter {
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
     @usableFromInline
-    func register(_ record: ListenerRecord) -> Subscription {
+    func register(_ record: __owned ListenerRecord) -> Subscription {
         var sweepDue = false
-        if let slot = record.duplicateSlot, let key = record.key, let owner = record.owner {
+        // Only a keyed registration can duplicate another (rule 3): the key, read first, spares
+        // the usual listener the rest of the test.
+        if let key = record.key, let slot = record.duplicateSlot, let owner = record.owner {
             let sender = record.sender
             // Optimistic: compare candidates outside the lock (key `==` is user code), then
             // insert only if the list did not change meanwhile; otherwise look again.
