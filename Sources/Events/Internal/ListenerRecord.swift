@@ -267,7 +267,9 @@ class ListenerRecord: @unchecked Sendable {
 @usableFromInline
 class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     override var eventType: Any.Type { E.self }
-    override var typedEventKey: EventKey { EventKey(E.self) }
+    // Spelled out rather than `EventKey(E.self)`: in this unspecialized generic context the
+    // initializer stayed a call, on every listen and cancel.
+    override var typedEventKey: EventKey { .type(ObjectIdentifier(E.self)) }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.

@@ -9,7 +9,7 @@ struct ListenerList {
     /// Inserts keeping the order: higher priority first, ties in registration order (by
     /// ascending sequence for named listeners; typed listeners all have sequence 0, so a new one
     /// goes after every listener of its priority).
-    mutating func insert(_ record: ListenerRecord) {
+    mutating func insert(_ record: consuming ListenerRecord) {
         let priority = record.priority
         let sequence = record.sequence
         func runsBefore(_ other: ListenerRecord) -> Bool {
@@ -144,6 +144,9 @@ final class Registry: @unchecked Sendable {
         // Only a listener with an owner or a sender can end without anyone telling the registry,
         // so only those registrations count towards the sweep that reclaims such listeners.
         let mortal = !record.traits.isDisjoint(with: [.ownerBound, .filtersSender])
+        // Captured unretained: a captured reference is retained and released around the call,
+        // and the caller's argument keeps the record alive throughout.
+        let borrowed = Unmanaged.passUnretained(record)
         lock.lock()
         let version = mutations &+ 1
         // One table lookup for the whole change. The closure captures plain values only, so
@@ -151,7 +154,7 @@ final class Registry: @unchecked Sendable {
         let cached: UInt32? = listsStorage.pointee.modify(key) { list in
             if let expectedVersion, (list?.version ?? 0) != expectedVersion { return nil }
             if list == nil { list = ListenerList() }
-            list!.insert(record)
+            list!.insert(borrowed.takeUnretainedValue())
             list!.version = version
             defer { list!.cachedStripes = 0 }
             return list!.cachedStripes
@@ -161,7 +164,8 @@ final class Registry: @unchecked Sendable {
             return (false, false)
         }
         mutations = version
-        let released = cached == 0 ? [] : stripes.invalidate(key, in: cached)
+        // Optional, so that the usual case (no stripe cached the list) has no array to release.
+        let released = cached == 0 ? nil : stripes.invalidate(key, in: cached)
         if let slot { duplicateIndex[slot, default: []].append(record) }
         var sweepDue = false
         if mortal {
@@ -198,7 +202,7 @@ final class Registry: @unchecked Sendable {
             }
             return (removed, cached)
         }
-        var released: [ListenerList] = []
+        var released: [ListenerList]? = nil
         if removed != nil {
             mutations = version
             if cached != 0 { released = stripes.invalidate(key, in: cached) }
