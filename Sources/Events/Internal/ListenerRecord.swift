@@ -150,9 +150,10 @@ class ListenerRecord: @unchecked Sendable {
     /// Ties in priority run in ascending sequence (named listeners; typed ones keep list order).
     var sequence: UInt64 { details?.sequence ?? 0 }
     var key: ListenerKey? { details?.key }
-    var eventKey: EventKey { details?.eventKey ?? typedEventKey }
-    /// The key of the record's event type; known to the typed subclass.
-    var typedEventKey: EventKey { preconditionFailure("every record is a TypedListenerRecord") }
+    var eventKey: EventKey { details?.eventKey ?? .type(typedEventID) }
+    /// The identity of the record's event type, its key when it has no named one; known to the
+    /// typed subclass.
+    var typedEventID: ObjectIdentifier { preconditionFailure("every record is a TypedListenerRecord") }
 
     /// The owner of an owner-bound listener; overridden by records that keep it themselves.
     @usableFromInline var ownerID: ObjectIdentifier? { details?.ownerID }
@@ -267,9 +268,7 @@ class ListenerRecord: @unchecked Sendable {
 @usableFromInline
 class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     override var eventType: Any.Type { E.self }
-    // Spelled out rather than `EventKey(E.self)`: in this unspecialized generic context the
-    // initializer stayed a call, on every listen and cancel.
-    override var typedEventKey: EventKey { .type(ObjectIdentifier(E.self)) }
+    override var typedEventID: ObjectIdentifier { ObjectIdentifier(E.self) }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.

@@ -136,18 +136,48 @@ final class Registry: @unchecked Sendable {
     func insert(_ record: ListenerRecord, ifVersion expectedVersion: UInt64? = nil) -> (
         inserted: Bool, sweepDue: Bool
     ) {
-        // Worked out before locking: none of it needs the lock. A record without details (the
-        // usual closure listener: typed, no key, no owner, no sender) skips all of it.
-        let details = record.details
-        let key = details?.eventKey ?? record.typedEventKey
-        let slot = details == nil ? nil : record.duplicateSlot
         // Only a listener with an owner or a sender can end without anyone telling the registry,
         // so only those registrations count towards the sweep that reclaims such listeners.
         let mortal = !record.traits.isDisjoint(with: [.ownerBound, .filtersSender])
+        guard let details = record.details else {
+            // The usual listener: typed and unkeyed, so there is no duplicate index to update,
+            // and its key is a known case (no copies of the enum's payload).
+            lock.lock()
+            let (inserted, released) = insertLocked(record, in: .type(record.typedEventID), ifVersion: expectedVersion)
+            let sweepDue = inserted && mortal && countMortalInsertion()
+            lock.unlock()
+            withExtendedLifetime(released) {}
+            return (inserted, sweepDue)
+        }
+        // Worked out before locking: none of it needs the lock.
+        let key = details.eventKey ?? .type(record.typedEventID)
+        let slot = record.duplicateSlot
+        lock.lock()
+        let (inserted, released) = insertLocked(record, in: key, ifVersion: expectedVersion)
+        if inserted, let slot { duplicateIndex[slot, default: []].append(record) }
+        let sweepDue = inserted && mortal && countMortalInsertion()
+        lock.unlock()
+        withExtendedLifetime(released) {}
+        return (inserted, sweepDue)
+    }
+
+    /// Counts the registration of a listener that can end unnoticed, and returns whether a full
+    /// sweep is due. Call with the lock held.
+    private func countMortalInsertion() -> Bool {
+        insertionsSinceSweep += 1
+        return insertionsSinceSweep > max(64, liveAtLastSweep)
+    }
+
+    /// Puts `record` into the list of `key` (unless `expectedVersion` is given and differs), and
+    /// drops the stripes' copies of that list. Call with the lock held; release `released` after
+    /// unlocking (nil when no stripe had a copy, the usual case, so there is no array to release).
+    @inline(__always)
+    private func insertLocked(_ record: ListenerRecord, in key: EventKey, ifVersion expectedVersion: UInt64?) -> (
+        inserted: Bool, released: [ListenerList]?
+    ) {
         // Captured unretained: a captured reference is retained and released around the call,
         // and the caller's argument keeps the record alive throughout.
         let borrowed = Unmanaged.passUnretained(record)
-        lock.lock()
         let version = mutations &+ 1
         // One table lookup for the whole change. The closure captures plain values only, so
         // that calling it retains nothing.
@@ -159,33 +189,41 @@ final class Registry: @unchecked Sendable {
             defer { list!.cachedStripes = 0 }
             return list!.cachedStripes
         }
-        guard let cached else {
-            lock.unlock()
-            return (false, false)
-        }
+        guard let cached else { return (false, nil) }
         mutations = version
-        // Optional, so that the usual case (no stripe cached the list) has no array to release.
-        let released = cached == 0 ? nil : stripes.invalidate(key, in: cached)
-        if let slot { duplicateIndex[slot, default: []].append(record) }
-        var sweepDue = false
-        if mortal {
-            insertionsSinceSweep += 1
-            sweepDue = insertionsSinceSweep > max(64, liveAtLastSweep)
-        }
-        lock.unlock()
-        withExtendedLifetime(released) {}
-        return (true, sweepDue)
+        return (true, cached == 0 ? nil : stripes.invalidate(key, in: cached))
     }
 
     /// Takes one retired record out of its list, in place: the path of `cancel()`. Finding it
     /// compares references only, and removal moves pointers without retaining or releasing the
     /// other records (unless a dispatch holds a snapshot, which then keeps the old array).
     func remove(_ record: ListenerRecord) {
-        let details = record.details
-        let key = details?.eventKey ?? record.typedEventKey
-        let slot = details == nil ? nil : record.duplicateSlot
-        let id = ObjectIdentifier(record)
+        guard let details = record.details else {
+            // Typed and unkeyed, as in `insert`: only its list changes.
+            lock.lock()
+            let (removed, released) = removeLocked(record, from: .type(record.typedEventID))
+            lock.unlock()
+            // Released only now, outside the lock: it may hold the last reference to a
+            // handler's captures, whose deinitializers are user code.
+            withExtendedLifetime((removed, released)) {}
+            return
+        }
+        let key = details.eventKey ?? .type(record.typedEventID)
+        let slot = record.duplicateSlot
         lock.lock()
+        let (removed, released) = removeLocked(record, from: key)
+        if removed != nil, let slot { removeFromDuplicateIndex(record, in: slot) }
+        lock.unlock()
+        withExtendedLifetime((removed, released)) {}
+    }
+
+    /// Takes `record` out of the list of `key` and drops the stripes' copies of that list. Call
+    /// with the lock held; release both results after unlocking.
+    @inline(__always)
+    private func removeLocked(_ record: ListenerRecord, from key: EventKey) -> (
+        removed: ListenerRecord?, released: [ListenerList]?
+    ) {
+        let id = ObjectIdentifier(record)
         let version = mutations &+ 1
         // One table lookup for the whole change; the closure captures plain values only.
         let (removed, cached): (ListenerRecord?, UInt32) = listsStorage.pointee.modify(key) { list in
@@ -202,16 +240,9 @@ final class Registry: @unchecked Sendable {
             }
             return (removed, cached)
         }
-        var released: [ListenerList]? = nil
-        if removed != nil {
-            mutations = version
-            if cached != 0 { released = stripes.invalidate(key, in: cached) }
-            if let slot { removeFromDuplicateIndex(record, in: slot) }
-        }
-        lock.unlock()
-        // Released only now, outside the lock: it may hold the last reference to a handler's
-        // captures, whose deinitializers are user code.
-        withExtendedLifetime((removed, released)) {}
+        guard removed != nil else { return (nil, nil) }
+        mutations = version
+        return (removed, cached == 0 ? nil : stripes.invalidate(key, in: cached))
     }
 
     /// Drops a keyed owner-bound record from the index slot it was filed in; call with the lock held.
