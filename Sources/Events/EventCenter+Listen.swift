@@ -303,9 +303,19 @@ extension EventCenter {
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
     @usableFromInline
     func register(_ record: __owned ListenerRecord) -> Subscription {
+        if record.key == nil {
+            // Without a key a registration is always distinct (rule 3): the usual case.
+            if registry.insert(record).sweepDue { registry.sweep() }
+        } else if let existing = insertUnlessDuplicate(record) {
+            return Subscription(record: existing)
+        }
+        return Subscription(record: record)
+    }
+
+    /// Inserts a keyed `record`, or returns the live registration it duplicates (rule 3). Kept
+    /// out of `register`, so that the usual registration does not pay for its frame.
+    private func insertUnlessDuplicate(_ record: ListenerRecord) -> ListenerRecord? {
         var sweepDue = false
-        // Only a keyed registration can duplicate another (rule 3): the key, read first, spares
-        // the usual listener the rest of the test.
         if let key = record.key, let slot = record.duplicateSlot, let owner = record.owner {
             let sender = record.sender
             // Optimistic: compare candidates outside the lock (key `==` is user code), then
@@ -313,7 +323,7 @@ extension EventCenter {
             while true {
                 let (records, version) = registry.duplicateCandidates(in: slot)
                 if let existing = records.first(where: { $0.isDuplicate(owner: owner, key: key, sender: sender) }) {
-                    return Subscription(record: existing)
+                    return existing
                 }
                 let result = registry.insert(record, ifVersion: version)
                 if result.inserted {
@@ -325,6 +335,6 @@ extension EventCenter {
             sweepDue = registry.insert(record).sweepDue
         }
         if sweepDue { registry.sweep() }
-        return Subscription(record: record)
+        return nil
     }
 }
