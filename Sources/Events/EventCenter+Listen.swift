@@ -36,17 +36,20 @@ extension EventCenter {
         once: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (E) throws -> Void
+        _ handler: consuming @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
         guard delivery.isPostingThread else {
             return listen(
                 type, in: delivery, sender: sender, priority: priority, once: once, callSite: callSite, handler)
         }
+        // The handler and the record are handed on rather than copied (`consuming`, `consume`):
+        // each copy was a retain and a release per registration.
         let record = EventHandlerRecord<E>(
             registry: registry, once: once, callSite: callSite,
-            details: .make(priority: priority, sender: sender), body: handler)
-        return register(record)
+            details: priority.value == 0 && sender == nil ? nil : .make(priority: priority, sender: sender),
+            body: handler)
+        return register(consume record)
     }
 
     /// The closure form of `listen` for a listener in another context.
@@ -299,16 +302,28 @@ extension EventCenter {
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
     @usableFromInline
-    func register(_ record: ListenerRecord) -> Subscription {
+    func register(_ record: __owned ListenerRecord) -> Subscription {
+        if record.key == nil {
+            // Without a key a registration is always distinct (rule 3): the usual case.
+            if registry.insert(record).sweepDue { registry.sweep() }
+        } else if let existing = insertUnlessDuplicate(record) {
+            return Subscription(record: existing)
+        }
+        return Subscription(record: record)
+    }
+
+    /// Inserts a keyed `record`, or returns the live registration it duplicates (rule 3). Kept
+    /// out of `register`, so that the usual registration does not pay for its frame.
+    private func insertUnlessDuplicate(_ record: ListenerRecord) -> ListenerRecord? {
         var sweepDue = false
-        if let slot = record.duplicateSlot, let key = record.key, let owner = record.owner {
+        if let key = record.key, let slot = record.duplicateSlot, let owner = record.owner {
             let sender = record.sender
             // Optimistic: compare candidates outside the lock (key `==` is user code), then
             // insert only if the list did not change meanwhile; otherwise look again.
             while true {
                 let (records, version) = registry.duplicateCandidates(in: slot)
                 if let existing = records.first(where: { $0.isDuplicate(owner: owner, key: key, sender: sender) }) {
-                    return Subscription(record: existing)
+                    return existing
                 }
                 let result = registry.insert(record, ifVersion: version)
                 if result.inserted {
@@ -320,6 +335,6 @@ extension EventCenter {
             sweepDue = registry.insert(record).sweepDue
         }
         if sweepDue { registry.sweep() }
-        return Subscription(record: record)
+        return nil
     }
 }

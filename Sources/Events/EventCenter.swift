@@ -158,6 +158,18 @@ public final class EventCenter: Sendable {
         _ event: E, to listener: TypedListenerRecord<E>, from sender: AnyObject?, _ senderInfo: Sender?,
         _ collector: ReportCollector?
     ) -> DeliveryOutcome {
+        if listener.traits == .eventOnly {
+            // The most common listener (a closure of the event alone, no once, owner, sender or
+            // context) takes one test instead of one per trait, and no owner to hold and release.
+            guard listener.isActive else { return DeliveryOutcome(delivered: false, needsPurge: false) }
+            do {
+                try unsafeDowncast(listener, to: EventHandlerRecord<E>.self).body(event)
+                collector?.recordRun(nil, queued: false)
+            } catch {
+                reportThrown(error, by: listener, to: collector, queued: false)
+            }
+            return DeliveryOutcome(delivered: true, needsPurge: false)
+        }
         if listener.traits.contains(.filtersSender) {
             guard let expected = listener.sender else {
                 return DeliveryOutcome(delivered: false, needsPurge: listener.retire(.senderGone))

@@ -12,6 +12,7 @@ public struct Priority: Hashable, Comparable, Sendable, ExpressibleByIntegerLite
     public var value: Int
 
     /// Creates a priority from a number; larger values run earlier.
+    @inlinable
     public init(_ value: Int) {
         self.value = value
     }
@@ -20,8 +21,11 @@ public struct Priority: Hashable, Comparable, Sendable, ExpressibleByIntegerLite
         self.value = value
     }
 
+    // Computed and inlinable rather than a stored `static let` (a lazily initialized global):
+    // it is the default argument of every `listen` and is read on every registration.
+
     /// Priority 0, used when `listen` is called without `priority:`.
-    public static let `default` = Priority(0)
+    @inlinable public static var `default`: Priority { Priority(0) }
     /// Priority 1,000: runs before listeners at the default level.
     public static let high = Priority(1_000)
     /// Priority -1,000: runs after listeners at the default level.

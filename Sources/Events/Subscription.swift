@@ -47,7 +47,9 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
     public func cancel() {
         if record.retire(.cancelled) {
-            record.registry.remove(record)
+            // Borrowed, not retained: the record keeps its registry in a `let` for its whole
+            // life, and this subscription keeps the record alive for the whole call.
+            Unmanaged.passUnretained(record.registry)._withUnsafeGuaranteedRef { $0.remove(record) }
             record.didCancel()
         }
     }

@@ -20,6 +20,7 @@ import Foundation
 /// For the main actor use ``MainActorDelivery``, whose handlers the compiler knows are
 /// `@MainActor`; for any other actor, `listen(to:isolatedTo:...)`.
 public struct Delivery: Sendable {
+    @usableFromInline
     enum Kind: Sendable {
         case postingThread
         case background
@@ -27,16 +28,25 @@ public struct Delivery: Sendable {
         case operationQueue(OperationQueue)
     }
 
-    let kind: Kind
+    @usableFromInline let kind: Kind
+
+    @inlinable
+    init(kind: Kind) {
+        self.kind = kind
+    }
 
     /// Whether handlers run on the dispatching thread.
-    @usableFromInline var isPostingThread: Bool {
+    @inlinable var isPostingThread: Bool {
         guard case .postingThread = kind else { return false }
         return true
     }
 
+    // Computed and inlinable rather than a stored `static let`: as the default argument of
+    // every `listen`, a stored one cost a lazy-global accessor, a copy and a call to test it on
+    // each registration; inlined, the test folds away.
+
     /// Synchronously on the thread that dispatches, before `dispatch` returns (the default).
-    public static let postingThread = Delivery(kind: .postingThread)
+    @inlinable public static var postingThread: Delivery { Delivery(kind: .postingThread) }
     /// On a serial background queue owned by the center, shared by all its background listeners.
     public static let background = Delivery(kind: .background)
 

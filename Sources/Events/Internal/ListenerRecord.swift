@@ -150,9 +150,10 @@ class ListenerRecord: @unchecked Sendable {
     /// Ties in priority run in ascending sequence (named listeners; typed ones keep list order).
     var sequence: UInt64 { details?.sequence ?? 0 }
     var key: ListenerKey? { details?.key }
-    var eventKey: EventKey { details?.eventKey ?? typedEventKey }
-    /// The key of the record's event type; known to the typed subclass.
-    var typedEventKey: EventKey { preconditionFailure("every record is a TypedListenerRecord") }
+    var eventKey: EventKey { details?.eventKey ?? .type(typedEventID) }
+    /// The identity of the record's event type, its key when it has no named one; known to the
+    /// typed subclass.
+    var typedEventID: ObjectIdentifier { preconditionFailure("every record is a TypedListenerRecord") }
 
     /// The owner of an owner-bound listener; overridden by records that keep it themselves.
     @usableFromInline var ownerID: ObjectIdentifier? { details?.ownerID }
@@ -193,9 +194,15 @@ class ListenerRecord: @unchecked Sendable {
     /// exactly one caller performs the follow-up work (purging it from the registry).
     @discardableResult @usableFromInline
     final func retire(_ reason: ListenerState) -> Bool {
-        let retired = rawState.compareExchange(
-            expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged
+        // A plain load first: no state ever returns to `.active`, so when this one has left it
+        // the exchange below would fail anyway, and a failed exchange still costs a locked
+        // instruction (a subscription's deinit cancels again after an explicit `cancel()`).
+        let current = rawState.load(ordering: .acquiring)
+        let retired =
+            current == ListenerState.active.rawValue
+            && rawState.compareExchange(
+                expected: ListenerState.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged
         if !retired, reason == .cancelled, once {
             // A once listener whose event is still queued in its context: cancelling must stop
             // that pending delivery too (rule 7), so consumed becomes cancelled.
@@ -261,7 +268,7 @@ class ListenerRecord: @unchecked Sendable {
 @usableFromInline
 class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
     override var eventType: Any.Type { E.self }
-    override var typedEventKey: EventKey { EventKey(E.self) }
+    override var typedEventID: ObjectIdentifier { ObjectIdentifier(E.self) }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
     /// that the dispatch loop calls it on a borrowed record without retaining a closure context.

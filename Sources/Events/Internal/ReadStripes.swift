@@ -21,8 +21,9 @@ import Synchronization
 /// Rules (the registry relies on them):
 /// - A stripe only ever caches a copy of the registry's current list for a key. It is filled
 ///   under the registry lock (then the stripe lock), and every change to a key's list removes
-///   that key from each stripe that cached it, also under the registry lock: a cached copy is
-///   never stale, and a cancelled listener is never kept alive by a cache.
+///   that key from each stripe that cached it, in the same hold of the registry lock: once a
+///   change returns, no cached copy predates it (a reader that hits the copy meanwhile reads as
+///   if just before the change), and a cancelled listener is never kept alive by a cache.
 /// - Lock order is registry lock, then stripe lock. Readers that hit take the stripe lock alone.
 /// - Values taken out of a stripe are released by the caller after unlocking (they may hold the
 ///   last reference to a handler's captures).
@@ -92,16 +93,18 @@ final class ReadStripes: @unchecked Sendable {
         }
     }
 
-    /// Drops `key` from every stripe in `mask`. Call with the registry lock held. Appends what it
-    /// removed to `released`, to release after unlocking.
-    func invalidate(_ key: EventKey, in mask: UInt32, into released: inout [ListenerList]) {
-        guard mask != 0 else { return }
+    /// Drops `key` from every stripe in `mask`. Call with the registry lock held. Returns what it
+    /// removed, to release after unlocking.
+    func invalidate(_ key: EventKey, in mask: UInt32) -> [ListenerList] {
+        var released: [ListenerList] = []
+        guard mask != 0 else { return released }
         for index in 0..<count where mask & (1 << UInt32(index)) != 0 {
             let stripe = stripes[index]
             if let old = stripe.lock.takeUnretainedValue().withLock({ stripe.table.pointee[key].take() }) {
                 released.append(old)
             }
         }
+        return released
     }
 }
 
