@@ -116,7 +116,7 @@ extension CloudEvent {
                 var text = scanner.string(name)
                 return text.withUTF8 { bytes in
                     knownAttribute(
-                        JSONScanner(Array(bytes)),
+                        JSONScanner(bytes),
                         JSONScanner.StringToken(
                             content: 0..<bytes.count, hasEscapes: false, isASCII: true))
                 }

@@ -55,6 +55,10 @@ public struct CloudEvent: Sendable, Hashable {
 
     /// Reads an event from its JSON encoding; throws when the bytes are not a valid CloudEvent.
     public init(json: [UInt8]) throws(CloudEventError) {
+        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in try CloudEvent(utf8: bytes) }
+    }
+
+    private init(utf8 json: UnsafeBufferPointer<UInt8>) throws(CloudEventError) {
         var scanner = JSONScanner(json)
         let envelope: Envelope
         do {
@@ -84,9 +88,13 @@ public struct CloudEvent: Sendable, Hashable {
         subject = envelope.subject.string(in: scanner)
         if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
         dataContentType = envelope.dataContentType.string(in: scanner)
-        if let timestamp = envelope.time.string(in: scanner) {
-            guard let date = RFC3339.date(from: timestamp) else {
-                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(timestamp)")
+        if case .string(let timestamp) = envelope.time {
+            let date =
+                timestamp.hasEscapes
+                ? RFC3339.date(from: scanner.string(timestamp))
+                : RFC3339.date(fromUTF8: UnsafeBufferPointer(rebasing: json[timestamp.content]))
+            guard let date else {
+                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(scanner.string(timestamp))")
             }
             time = date
         } else {
@@ -107,7 +115,7 @@ public struct CloudEvent: Sendable, Hashable {
             case .absent:
                 data = nil
             case .other(let range, _):
-                data = Array(json[range])
+                data = Array(UnsafeBufferPointer(rebasing: json[range]))
             case .string(let token):
                 // A JSON string payload: keep it as JSON text so it decodes like any other value.
                 var encoded: [UInt8] = []

@@ -24,11 +24,13 @@ struct JSONScanner {
         let isASCII: Bool
     }
 
-    let bytes: [UInt8]
+    /// The text, borrowed: a scanner lives inside its caller's `withUnsafeBufferPointer`. Every
+    /// read is checked against `bytes.count` by the scanner itself.
+    let bytes: UnsafeBufferPointer<UInt8>
     var index: Int
     let maxDepth: Int
 
-    init(_ bytes: [UInt8], at index: Int = 0, maxDepth: Int = 64) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0, maxDepth: Int = 64) {
         self.bytes = bytes
         self.index = index
         self.maxDepth = maxDepth
@@ -159,6 +161,8 @@ struct JSONScanner {
         var hasEscapes = false
         var isASCII = true
         while index < bytes.count {
+            index = Self.endOfPlainASCII(bytes, from: index)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -177,6 +181,29 @@ struct JSONScanner {
             }
         }
         throw failure("the string is not closed")
+    }
+
+    /// Where the plain text starting at `offset` ends: the first byte that is a quote, a
+    /// backslash, a control character or not ASCII (or the end). Most string content is plain,
+    /// so it is skipped eight bytes at a time.
+    static func endOfPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
+        var position = offset
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            while position + 8 <= count {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                guard !EightBytes.anyNonASCII(word), !EightBytes.anyBelow(0x20, word),
+                    !EightBytes.any(UInt8(ascii: "\""), word), !EightBytes.any(UInt8(ascii: "\\"), word)
+                else { break }
+                position += 8
+            }
+        }
+        while position < count {
+            let byte = bytes[position]
+            guard byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { break }
+            position += 1
+        }
+        return position
     }
 
     /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
@@ -266,9 +293,7 @@ struct JSONScanner {
     /// The text of a string this scanner has read (and so validated).
     func string(_ token: StringToken) -> String {
         guard token.hasEscapes else {
-            return bytes.withUnsafeBufferPointer { buffer in
-                String(decoding: UnsafeBufferPointer(rebasing: buffer[token.content]), as: UTF8.self)
-            }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.content]), as: UTF8.self)
         }
         var unescaped: [UInt8] = []
         unescaped.reserveCapacity(token.content.count)
@@ -360,4 +385,27 @@ func appendJSONString(_ text: String, to output: inout [UInt8]) {
         }
     }
     output.append(UInt8(ascii: "\""))
+}
+
+/// Tests on eight bytes at once, packed in a `UInt64` (the classic bit tricks: a byte's high bit
+/// is set in the result exactly when the test holds for it, with no false positives overall).
+enum EightBytes {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Some byte has its high bit set (is not ASCII).
+    static func anyNonASCII(_ word: UInt64) -> Bool {
+        word & highs != 0
+    }
+
+    /// Some byte is below `limit` (at most 0x80).
+    static func anyBelow(_ limit: UInt8, _ word: UInt64) -> Bool {
+        (word &- ones &* UInt64(limit)) & ~word & highs != 0
+    }
+
+    /// Some byte equals `byte`.
+    static func any(_ byte: UInt8, _ word: UInt64) -> Bool {
+        let matches = word ^ (ones &* UInt64(byte))
+        return (matches &- ones) & ~matches & highs != 0
+    }
 }

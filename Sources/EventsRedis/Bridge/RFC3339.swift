@@ -64,7 +64,12 @@ enum RFC3339 {
 
     /// The date a timestamp names, or `nil` when it is not an RFC 3339 date-time.
     static func date(from text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
+    static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
 
         func number(_ digits: Int) -> Int? {
@@ -77,8 +82,10 @@ enum RFC3339 {
             index += digits
             return value
         }
-        func skip(_ allowed: String) -> Bool {
-            guard index < bytes.count, allowed.utf8.contains(bytes[index]) else { return false }
+        func skip(_ allowed: StaticString) -> Bool {
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            guard allowed.withUTF8Buffer({ $0.contains(byte) }) else { return false }
             index += 1
             return true
         }

@@ -1,11 +1,15 @@
 // The three Codable containers of `WireJSONDecoder`. Each reads the decoder's bytes in place at
 // offsets found when it was created (keyed) or as it goes (unkeyed).
 
+/// A member of an object: where its name is and where its value starts. (Not nested in the
+/// generic container: a generic's nested type costs a metadata lookup on every use.)
+struct WireJSONMember {
+    let name: JSONScanner.StringToken
+    let value: Int
+}
+
 struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    struct Member {
-        let name: JSONScanner.StringToken
-        let value: Int
-    }
+    typealias Member = WireJSONMember
 
     let decoder: WireJSONDecoder
     let members: [Member]
@@ -20,6 +24,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         self.nestedKeys = nestedKeys
         let bytes = decoder.bytes
         var members: [Member] = []
+        members.reserveCapacity(8)
         var index = decoder.skipWhitespace(from: offset + 1)
         if bytes[index] != UInt8(ascii: "}") {
             while true {

@@ -12,29 +12,38 @@ import Foundation
 /// carries on (`(try? container.decode(Int.self, forKey: .n)) ?? 0` must see what Foundation
 /// would have given it).
 final class WireJSONDecoder {
-    let bytes: [UInt8]
+    /// A copy of the document, owned by the decoder (freed in `deinit`), so that containers can
+    /// read it at any offset for as long as they live. Reads need no bounds checks: the document
+    /// was validated, so every offset a container computes lies inside it.
+    let bytes: UnsafeBufferPointer<UInt8>
     /// Where the value being decoded starts.
     private(set) var valueOffset: Int
     /// The keys of the values being decoded, outermost first.
     private(set) var keys: [any CodingKey] = []
     private var refusal: String?
 
-    private init(_ bytes: [UInt8], valueOffset: Int) {
-        self.bytes = bytes
+    private init(_ source: [UInt8], valueOffset: Int) {
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.count)
+        _ = copy.initialize(from: source)
+        self.bytes = UnsafeBufferPointer(copy)
         self.valueOffset = valueOffset
     }
 
+    deinit {
+        bytes.deallocate()
+    }
+
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
-        var scanner = JSONScanner(bytes, maxDepth: 256)
+        guard !bytes.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
+        let decoder = WireJSONDecoder(bytes, valueOffset: 0)
+        var scanner = JSONScanner(decoder.bytes, maxDepth: 256)
         do {
             try scanner.validateDocument()
         } catch {
             throw WireJSONUnsupported(reason: "not strictly valid JSON: \(error.message)")
         }
-        scanner.index = 0
-        scanner.skipWhitespace()
-        let decoder = WireJSONDecoder(bytes, valueOffset: scanner.index)
-        let value = try decoder.decodeValue(type, at: scanner.index, key: nil)
+        let start = decoder.skipWhitespace(from: 0)
+        let value = try decoder.decodeValue(type, at: start, key: nil)
         if let refusal = decoder.refusal { throw WireJSONUnsupported(reason: refusal) }
         return value
     }
@@ -106,12 +115,7 @@ final class WireJSONDecoder {
 
     /// The offset just past the string whose opening quote is at `offset`.
     private func end(ofStringAt offset: Int) -> Int {
-        var index = offset + 1
-        while true {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return index + 1 }
-            index += byte == UInt8(ascii: "\\") ? 2 : 1
-        }
+        stringToken(at: offset).content.upperBound + 1
     }
 
     func skipWhitespace(from offset: Int) -> Int {
@@ -128,19 +132,34 @@ final class WireJSONDecoder {
     func stringToken(at offset: Int) -> JSONScanner.StringToken {
         var index = offset + 1
         var hasEscapes = false
-        var isASCII = true
+        var nonASCII: UInt8 = 0
+        var nonASCIIWords: UInt64 = 0
         while true {
+            // The document is valid: the string closes before its end. Skip eight bytes at a time
+            // while they hold neither a quote nor a backslash.
+            if let base = bytes.baseAddress {
+                while index + 8 <= bytes.count {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    guard !EightBytes.any(UInt8(ascii: "\""), word), !EightBytes.any(UInt8(ascii: "\\"), word) else {
+                        break
+                    }
+                    nonASCIIWords |= word
+                    index += 8
+                }
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {
                 hasEscapes = true
                 index += 2
             } else {
-                if byte >= 0x80 { isASCII = false }
+                nonASCII |= byte
                 index += 1
             }
         }
-        return JSONScanner.StringToken(content: offset + 1..<index, hasEscapes: hasEscapes, isASCII: isASCII)
+        return JSONScanner.StringToken(
+            content: offset + 1..<index, hasEscapes: hasEscapes,
+            isASCII: nonASCII < 0x80 && !EightBytes.anyNonASCII(nonASCIIWords))
     }
 
     func string(_ token: JSONScanner.StringToken) -> String {
@@ -228,9 +247,7 @@ final class WireJSONDecoder {
             throw fail("expected a number")
         }
         let end = end(ofValueAt: offset)
-        return bytes.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<end]), as: UTF8.self)
-        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
     }
 
     /// Whether a number's digits before its exponent are all zeros.
