@@ -362,13 +362,42 @@ struct JSONScanner {
 
 /// Appends `text` to `output` as a JSON string literal, quotes included.
 func appendJSONString(_ text: String, to output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\""))
+    var text = text
     // Most attribute values need no escaping: copy them whole.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-        output.append(contentsOf: text.utf8)
+    let plain = text.withUTF8 { utf8 in
+        guard isPlainJSONText(utf8) else { return false }
         output.append(UInt8(ascii: "\""))
-        return
+        output.append(contentsOf: utf8)
+        output.append(UInt8(ascii: "\""))
+        return true
     }
+    if !plain { appendEscapedJSONString(text, to: &output) }
+}
+
+/// Whether text can go between JSON quotes as it is (no quote, backslash or control character).
+private func isPlainJSONText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    var position = 0
+    if let base = utf8.baseAddress {
+        while position + 8 <= utf8.count {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            if EightBytes.anyBelow(0x20, word) || EightBytes.any(UInt8(ascii: "\""), word)
+                || EightBytes.any(UInt8(ascii: "\\"), word)
+            {
+                return false
+            }
+            position += 8
+        }
+    }
+    while position < utf8.count {
+        let byte = utf8[position]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+        position += 1
+    }
+    return true
+}
+
+private func appendEscapedJSONString(_ text: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
     for byte in text.utf8 {
         switch byte {
         case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -40,6 +40,16 @@ enum RFC3339 {
 
     /// `value` in decimal, zero-padded to at least `width` digits, without a temporary array.
     private static func appendDigits(_ value: Int, _ width: Int, to output: inout [UInt8]) {
+        // The usual case, a field that fits its width: its digits, most significant first.
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        if value >= 0 && value < divisor * 10 {
+            while divisor > 0 {
+                output.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            return
+        }
         var value = value
         if value < 0 {
             output.append(UInt8(ascii: "-"))

@@ -186,6 +186,9 @@ struct WireJSONEncoderState {
         output.append(keyed ? UInt8(ascii: "{") : UInt8(ascii: "["))
         let id = nextFrameID
         nextFrameID += 1
+        // Room for typical nesting and key counts at once, rather than growing one by one.
+        if frames.capacity == 0 { frames.reserveCapacity(8) }
+        if keyed && keyLog.capacity == 0 { keyLog.reserveCapacity(16) }
         frames.append(Frame(isKeyed: keyed, id: id, key: key, keyStart: keyLog.count))
         return (frames.count - 1, id)
     }
