@@ -189,14 +189,13 @@ struct JSONScanner {
     static func endOfPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
         var position = offset
         let count = bytes.count
-        if let base = bytes.baseAddress {
-            while position + 8 <= count {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                guard !EightBytes.anyNonASCII(word), !EightBytes.anyBelow(0x20, word),
-                    !EightBytes.any(UInt8(ascii: "\""), word), !EightBytes.any(UInt8(ascii: "\\"), word)
-                else { break }
-                position += 8
-            }
+        while position + 8 <= count {
+            let word = EightBytes.load(bytes, at: position)
+            let stops =
+                EightBytes.nonASCII(word) | EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+                | EightBytes.equal(UInt8(ascii: "\\"), word)
+            if stops != 0 { return position + EightBytes.first(stops) }
+            position += 8
         }
         while position < count {
             let byte = bytes[position]
@@ -377,16 +376,13 @@ func appendJSONString(_ text: String, to output: inout [UInt8]) {
 /// Whether text can go between JSON quotes as it is (no quote, backslash or control character).
 private func isPlainJSONText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
     var position = 0
-    if let base = utf8.baseAddress {
-        while position + 8 <= utf8.count {
-            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-            if EightBytes.anyBelow(0x20, word) || EightBytes.any(UInt8(ascii: "\""), word)
-                || EightBytes.any(UInt8(ascii: "\\"), word)
-            {
-                return false
-            }
-            position += 8
-        }
+    while position + 8 <= utf8.count {
+        let word = EightBytes.load(utf8, at: position)
+        let stops =
+            EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+            | EightBytes.equal(UInt8(ascii: "\\"), word)
+        if stops != 0 { return false }
+        position += 8
     }
     while position < utf8.count {
         let byte = utf8[position]
@@ -416,25 +412,41 @@ private func appendEscapedJSONString(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
 }
 
-/// Tests on eight bytes at once, packed in a `UInt64` (the classic bit tricks: a byte's high bit
-/// is set in the result exactly when the test holds for it, with no false positives overall).
+/// Tests on eight bytes at once, packed in a `UInt64` with the first byte in the low bits (the
+/// classic bit tricks). Each mask has a byte's high bit set where the test holds; a borrow can
+/// set bits above a byte that passes, never below it, so a mask is zero exactly when no byte
+/// passes and its lowest set bit marks the first byte that does.
 enum EightBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
-    /// Some byte has its high bit set (is not ASCII).
-    static func anyNonASCII(_ word: UInt64) -> Bool {
-        word & highs != 0
+    /// The eight bytes at `offset`, the first in the low bits (`offset + 8 <= bytes.count`).
+    static func load(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
     }
 
-    /// Some byte is below `limit` (at most 0x80).
-    static func anyBelow(_ limit: UInt8, _ word: UInt64) -> Bool {
-        (word &- ones &* UInt64(limit)) & ~word & highs != 0
+    /// Bytes with the high bit set (not ASCII).
+    static func nonASCII(_ word: UInt64) -> UInt64 {
+        word & highs
     }
 
-    /// Some byte equals `byte`.
-    static func any(_ byte: UInt8, _ word: UInt64) -> Bool {
+    /// Bytes below `limit` (at most 0x80).
+    static func below(_ limit: UInt8, _ word: UInt64) -> UInt64 {
+        (word &- ones &* UInt64(limit)) & ~word & highs
+    }
+
+    /// Bytes equal to `byte`.
+    static func equal(_ byte: UInt8, _ word: UInt64) -> UInt64 {
         let matches = word ^ (ones &* UInt64(byte))
-        return (matches &- ones) & ~matches & highs != 0
+        return (matches &- ones) & ~matches & highs
+    }
+
+    /// The index (0-7) of the first byte marked in a nonzero mask.
+    static func first(_ mask: UInt64) -> Int {
+        mask.trailingZeroBitCount / 8
+    }
+
+    static func anyNonASCII(_ word: UInt64) -> Bool {
+        nonASCII(word) != 0
     }
 }

@@ -49,14 +49,13 @@ struct JSONOutput {
     /// at a time where it can.
     private static func endOfUnescaped(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
         var position = offset
-        if let base = utf8.baseAddress {
-            while position + 8 <= utf8.count {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                guard !EightBytes.anyBelow(0x20, word), !EightBytes.any(UInt8(ascii: "\""), word),
-                    !EightBytes.any(UInt8(ascii: "\\"), word), !EightBytes.any(UInt8(ascii: "/"), word)
-                else { break }
-                position += 8
-            }
+        while position + 8 <= utf8.count {
+            let word = EightBytes.load(utf8, at: position)
+            let stops =
+                EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+                | EightBytes.equal(UInt8(ascii: "\\"), word) | EightBytes.equal(UInt8(ascii: "/"), word)
+            if stops != 0 { return position + EightBytes.first(stops) }
+            position += 8
         }
         while position < utf8.count {
             let byte = utf8[position]

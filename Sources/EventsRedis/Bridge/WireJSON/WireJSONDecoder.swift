@@ -16,11 +16,15 @@ final class WireJSONDecoder {
     /// read it at any offset for as long as they live. Reads need no bounds checks: the document
     /// was validated, so every offset a container computes lies inside it.
     let bytes: UnsafeBufferPointer<UInt8>
+    // Like the encoder's state: every access to these is short and calls out to no other code,
+    // and a decoder is used by one thread at a time, so accesses never overlap and need no
+    // dynamic exclusivity checks.
+
     /// Where the value being decoded starts.
-    private(set) var valueOffset: Int
+    @exclusivity(unchecked) private(set) var valueOffset: Int
     /// The keys of the values being decoded, outermost first.
-    private(set) var keys: [any CodingKey] = []
-    private var refusal: String?
+    @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
+    @exclusivity(unchecked) private var refusal: String?
 
     private init(_ source: [UInt8], valueOffset: Int) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.count)
@@ -137,15 +141,18 @@ final class WireJSONDecoder {
         while true {
             // The document is valid: the string closes before its end. Skip eight bytes at a time
             // while they hold neither a quote nor a backslash.
-            if let base = bytes.baseAddress {
-                while index + 8 <= bytes.count {
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    guard !EightBytes.any(UInt8(ascii: "\""), word), !EightBytes.any(UInt8(ascii: "\\"), word) else {
-                        break
-                    }
-                    nonASCIIWords |= word
-                    index += 8
+            while index + 8 <= bytes.count {
+                let word = EightBytes.load(bytes, at: index)
+                let stops = EightBytes.equal(UInt8(ascii: "\""), word) | EightBytes.equal(UInt8(ascii: "\\"), word)
+                if stops != 0 {
+                    // Only the bytes before the stop belong to the string (so far).
+                    let before = EightBytes.first(stops)
+                    nonASCIIWords |= word & ((1 << UInt64(8 * before)) &- 1)
+                    index += before
+                    break
                 }
+                nonASCIIWords |= word
+                index += 8
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
