@@ -279,6 +279,18 @@ struct WireJSONTests {
         #expect(throws: WireJSONUnsupported.self) { try WireJSONDecoder.decode(Special.self, from: foundation) }
         #expect(try WireJSON.decode(Special.self, from: foundation) == Special())
 
+        // 128-bit integers: Foundation writes them as numbers; the wire coders hand them over.
+        struct Wide: Codable, Equatable {
+            var signed = Int128.min
+            var unsigned = UInt128.max
+            var list: [Int128] = [1, -1]
+        }
+        #expect(throws: WireJSONUnsupported.self) { try WireJSONEncoder.encode(Wide()) }
+        let wide = Array(try JSONEncoder().encode(Wide()))
+        #expect(try canonicalJSON(WireJSON.encode(Wide())) == canonicalJSON(wide))
+        #expect(throws: WireJSONUnsupported.self) { try WireJSONDecoder.decode(Wide.self, from: wide) }
+        #expect(try WireJSON.decode(Wide.self, from: wide) == Wide())
+
         for misuse in [WireRepeatedKey() as any Encodable, WireLateNestedWrite(), WireTwoContainers()] {
             #expect(throws: WireJSONUnsupported.self) { try WireJSONEncoder.encode(misuse) }
             #expect(try canonicalJSON(WireJSON.encode(misuse)) == canonicalJSON(Array(JSONEncoder().encode(misuse))))

@@ -172,6 +172,15 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         try decoder.readInteger(UInt64.self, at: try valueOffset(for: key))
     }
 
+    // 128-bit integers: left to Foundation (the protocols' defaults would refuse them).
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
+    }
+
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.decodeValue(type, at: try valueOffset(for: key), nestedKeys: nestedKeys, key: key)
     }
@@ -336,6 +345,14 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return value
     }
 
+    mutating func decode(_ type: Int128.Type) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
+    }
+
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try decoder.decodeValue(
             type, at: try current(), nestedKeys: nestedKeys, key: WireJSONIndexKey(index: currentIndex))
@@ -432,6 +449,14 @@ struct WireJSONSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     func decode(_ type: UInt64.Type) throws -> UInt64 {
         try decoder.readInteger(UInt64.self, at: offset)
+    }
+
+    func decode(_ type: Int128.Type) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    func decode(_ type: UInt128.Type) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {

@@ -83,6 +83,15 @@ struct WireJSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         encoder.write(value)
     }
 
+    // 128-bit integers: left to Foundation (the protocols' defaults would refuse them).
+    mutating func encode(_ value: Int128, forKey key: Key) throws {
+        throw encoder.fail("Int128 is left to Foundation")
+    }
+
+    mutating func encode(_ value: UInt128, forKey key: Key) throws {
+        throw encoder.fail("UInt128 is left to Foundation")
+    }
+
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.beginMember(key, depth: depth, id: id)
         try encoder.encodeValue(value, key: key)
@@ -203,6 +212,14 @@ struct WireJSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         encoder.write(value)
     }
 
+    mutating func encode(_ value: Int128) throws {
+        throw encoder.fail("Int128 is left to Foundation")
+    }
+
+    mutating func encode(_ value: UInt128) throws {
+        throw encoder.fail("UInt128 is left to Foundation")
+    }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = try encoder.beginElement(depth: depth, id: id)
         try encoder.encodeValue(value, key: WireJSONIndexKey(index: index))
@@ -314,6 +331,14 @@ struct WireJSONSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws {
         try encoder.beginSingleValue()
         encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int128) throws {
+        throw encoder.fail("Int128 is left to Foundation")
+    }
+
+    mutating func encode(_ value: UInt128) throws {
+        throw encoder.fail("UInt128 is left to Foundation")
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
