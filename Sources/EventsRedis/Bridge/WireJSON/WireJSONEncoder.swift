@@ -127,7 +127,14 @@ struct WireJSONEncoderState {
     /// Set when something was refused where Codable gives no way to throw.
     private var refusal: String?
 
-    typealias ValueContext = (depth: Int, start: Int, key: (any CodingKey)?)
+    /// Where a value started, saved while a nested value is encoded. (A struct, not a tuple: a
+    /// tuple holding an existential is copied through its generic metadata, which cost more than
+    /// the rest of saving it.)
+    struct ValueContext {
+        let depth: Int
+        let start: Int
+        let key: (any CodingKey)?
+    }
 
     mutating func finish() throws -> [UInt8] {
         if let refusal { throw WireJSONUnsupported(reason: refusal) }
@@ -140,7 +147,7 @@ struct WireJSONEncoderState {
 
     /// Starts a value at the current position; returns the enclosing value's context.
     mutating func beginValue(key: (any CodingKey)?) -> ValueContext {
-        let outer = (depth: valueDepth, start: valueStart, key: valueKey)
+        let outer = ValueContext(depth: valueDepth, start: valueStart, key: valueKey)
         valueDepth = frames.count
         valueStart = output.bytes.count
         valueKey = key
