@@ -186,6 +186,7 @@ struct JSONScanner {
     /// Where the plain text starting at `offset` ends: the first byte that is a quote, a
     /// backslash, a control character or not ASCII (or the end). Most string content is plain,
     /// so it is skipped eight bytes at a time.
+    @inline(__always)
     static func endOfPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
         var position = offset
         let count = bytes.count
@@ -337,15 +338,18 @@ struct JSONScanner {
 
     // MARK: - Bytes
 
+    @inline(__always)
     func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
     }
 
+    @inline(__always)
     mutating func expect(_ byte: UInt8) throws(Failure) {
         guard peek() == byte else { throw failure("expected '\(Character(Unicode.Scalar(byte)))'") }
         index += 1
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
