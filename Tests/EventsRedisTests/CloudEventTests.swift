@@ -56,6 +56,65 @@ struct CloudEventTests {
         #expect(event.dataContentType == nil)
     }
 
+    @Test("Escaped member names are matched by their text, and extension attributes of any kind are skipped")
+    func escapedNamesAndExtensions() throws {
+        let json = #"""
+            {"spec\u0076ersion":"1.0","\u0069d":"1","source":"s","type":"t","ext":{"a":[1,"\u00e9",null]},
+             "é":"x","ü":2,"data":null}
+            """#
+        let event = try CloudEvent(json: Array(json.utf8))
+        #expect(event.id == "1" && event.source == "s" && event.type == "t")
+        #expect(event.data == Array("null".utf8))
+    }
+
+    static let malformedBytes: [([UInt8], String)] = {
+        func bytes(_ head: String, _ middle: [UInt8] = [], _ tail: String = "") -> [UInt8] {
+            Array(head.utf8) + middle + Array(tail.utf8)
+        }
+        return [
+            (bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","x":1,"x":2}"#), "appears twice"),
+            (bytes(#"{"specversion":"1.0","\u0069d":"1","id":"2","source":"s","type":"t"}"#), "appears twice"),
+            (bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","é":1,"e\u0301":2}"#), "appears twice"),
+            (
+                bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","x":""#, [0xC0, 0x80], #""}"#),
+                "invalid UTF-8"
+            ),
+            (
+                bytes(#"{"specversion":"1.0","id":"1","source":"s","type":""#, [0xED, 0xA0, 0x80], #""}"#),
+                "invalid UTF-8"
+            ),
+            (
+                bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":[""#, [0xFF], #""]}"#),
+                "invalid UTF-8"
+            ),
+            (bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","dataschema":3}"#), "\"dataschema\" must"),
+            (
+                bytes(#"{"specversion":"1.0","id":"1","source":"s","type":"t","subject":null,"time":false}"#),
+                "\"time\" must"
+            ),
+        ]
+    }()
+
+    @Test(
+        "Repeated names, invalid UTF-8 and non-string attributes are typed errors",
+        arguments: CloudEventTests.malformedBytes)
+    func rejectsMalformedBytes(json: [UInt8], reasonFragment: String) {
+        #expect {
+            try CloudEvent(json: json)
+        } throws: { error in
+            guard let error = error as? CloudEventError else { return false }
+            return error.reason.contains(reasonFragment)
+        }
+    }
+
+    @Test("Valid multi-byte UTF-8 in attributes is read as text")
+    func readsMultiByteText() throws {
+        let event = try CloudEvent(
+            json: Array(#"{"specversion":"1.0","id":"é🎉\ud83c\udf89","source":"s","type":"t","subject":"ü"}"#.utf8))
+        #expect(event.id == "é🎉🎉")
+        #expect(event.subject == "ü")
+    }
+
     @Test("A JSON string as data is kept as JSON text")
     func stringData() throws {
         let event = try CloudEvent(

@@ -1,10 +1,4 @@
 import Events
-import Foundation
-
-// One coder each for every bridge: Foundation's JSON coders are Sendable and safe to use from
-// several threads at once, and making one per event cost more than a tenth of the coding.
-private let sharedEncoder = JSONEncoder()
-private let sharedDecoder = JSONDecoder()
 
 /// One event type or name that a bridge carries: how to hear it locally and how to deliver it
 /// when it arrives from Redis. Built by `RedisBridge.carry`, generic code captured in closures
@@ -34,7 +28,7 @@ struct CarriedEvent: Sendable {
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
                     outbound.publish(type: E.wireName, mode: mode, key: key, sender: sender) {
-                        try sharedEncoder.encode(event)
+                        try WireJSON.encode(event)
                     }
                 }
             },
@@ -50,7 +44,7 @@ struct CarriedEvent: Sendable {
     {
         guard let data else { throw CodingFailure(reason: "the message has no data") }
         do {
-            return try sharedDecoder.decode(Value.self, from: Data(data))
+            return try WireJSON.decode(Value.self, from: data)
         } catch {
             throw CodingFailure(reason: String(describing: error))
         }
@@ -78,7 +72,7 @@ struct CarriedEvent: Sendable {
                                     "payload keys \(event.payload.keys) cannot be carried; send one Codable data value")
                         }
                         guard event.hasData else { return nil }
-                        return try sharedEncoder.encode(try event.data(as: Value.self))
+                        return try WireJSON.encode(try event.data(as: Value.self))
                     }
                 }
             },

@@ -55,67 +55,54 @@ public struct CloudEvent: Sendable, Hashable {
 
     /// Reads an event from its JSON encoding; throws when the bytes are not a valid CloudEvent.
     public init(json: [UInt8]) throws(CloudEventError) {
+        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in try CloudEvent(utf8: bytes) }
+    }
+
+    private init(utf8 json: UnsafeBufferPointer<UInt8>) throws(CloudEventError) {
         var scanner = JSONScanner(json)
-        let members: [(name: String, value: JSONScanner.Value)]
+        let envelope: Envelope
         do {
-            members = try scanner.objectMembers()
+            envelope = try Envelope(scanning: &scanner)
         } catch {
             throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
         }
-
-        var rawData: Range<Int>?
-        var dataIsJSONString: String?
-        for (name, value) in members {
-            switch (name, value) {
-            case ("data", .raw(let range, _)):
-                rawData = range
-            case ("data", .string(let text)):
-                dataIsJSONString = text
-            case (_, .string):
-                break
-            case (_, .raw(_, let isNull)):
-                // Attributes are strings; a null optional attribute counts as absent.
-                if Self.stringAttributes.contains(name) && !isNull {
-                    throw CloudEventError("attribute \"\(name)\" must be a string")
-                }
-            }
-        }
-        // A linear search: an event has a dozen members at most, and a dictionary would cost
-        // more to build than all the lookups together.
-        func attribute(_ name: String) -> String? {
-            for member in members where member.name == name {
-                if case .string(let text) = member.value { return text }
-            }
-            return nil
+        if let name = envelope.firstNonString {
+            throw CloudEventError("attribute \"\(name)\" must be a string")
         }
 
-        guard let version = attribute("specversion") else { throw CloudEventError("missing \"specversion\"") }
-        guard version == Self.specVersion else {
-            throw CloudEventError("unsupported specversion \"\(version)\" (expected \"1.0\")")
+        guard case .string(let version) = envelope.specversion else {
+            throw CloudEventError("missing \"specversion\"")
         }
-        func required(_ name: String) throws(CloudEventError) -> String {
-            guard let value = attribute(name), !value.isEmpty else {
+        guard scanner.token(version, equals: "1.0") || scanner.string(version) == Self.specVersion else {
+            throw CloudEventError("unsupported specversion \"\(scanner.string(version))\" (expected \"1.0\")")
+        }
+        func required(_ attribute: Envelope.Attribute, _ name: String) throws(CloudEventError) -> String {
+            guard case .string(let token) = attribute, !token.content.isEmpty else {
                 throw CloudEventError("missing or empty \"\(name)\"")
             }
-            return value
+            return scanner.string(token)
         }
-        id = try required("id")
-        source = try required("source")
-        type = try required("type")
-        subject = attribute("subject")
+        id = try required(envelope.id, "id")
+        source = try required(envelope.source, "source")
+        type = try required(envelope.type, "type")
+        subject = envelope.subject.string(in: scanner)
         if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
-        dataContentType = attribute("datacontenttype")
-        if let timestamp = attribute("time") {
-            guard let date = RFC3339.date(from: timestamp) else {
-                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(timestamp)")
+        dataContentType = envelope.dataContentType.string(in: scanner)
+        if case .string(let timestamp) = envelope.time {
+            let date =
+                timestamp.hasEscapes
+                ? RFC3339.date(from: scanner.string(timestamp))
+                : RFC3339.date(fromUTF8: UnsafeBufferPointer(rebasing: json[timestamp.content]))
+            guard let date else {
+                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(scanner.string(timestamp))")
             }
             time = date
         } else {
             time = nil
         }
 
-        let base64 = attribute("data_base64")
-        guard base64 == nil || (rawData == nil && dataIsJSONString == nil) else {
+        let base64 = envelope.dataBase64.string(in: scanner)
+        guard base64 == nil || envelope.data.isAbsent else {
             throw CloudEventError("both \"data\" and \"data_base64\" are present")
         }
         if let base64 {
@@ -123,15 +110,18 @@ public struct CloudEvent: Sendable, Hashable {
                 throw CloudEventError("\"data_base64\" is not valid base64")
             }
             data = Array(decoded)
-        } else if let range = rawData {
-            data = Array(json[range])
-        } else if let text = dataIsJSONString {
-            // A JSON string payload: keep it as JSON text so it decodes like any other value.
-            var encoded: [UInt8] = []
-            appendJSONString(text, to: &encoded)
-            data = encoded
         } else {
-            data = nil
+            switch envelope.data {
+            case .absent:
+                data = nil
+            case .other(let range, _):
+                data = Array(UnsafeBufferPointer(rebasing: json[range]))
+            case .string(let token):
+                // A JSON string payload: keep it as JSON text so it decodes like any other value.
+                var encoded: [UInt8] = []
+                appendJSONString(scanner.string(token), to: &encoded)
+                data = encoded
+            }
         }
     }
 
@@ -163,10 +153,6 @@ public struct CloudEvent: Sendable, Hashable {
         prefix.withUTF8Buffer { output.append(contentsOf: $0) }
         appendJSONString(value, to: &output)
     }
-
-    private static let stringAttributes: Set<String> = [
-        "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "dataschema", "data_base64",
-    ]
 }
 
 /// Why bytes are not a valid CloudEvent.

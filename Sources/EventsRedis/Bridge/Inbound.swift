@@ -62,7 +62,7 @@ final class Inbound: Sendable {
     private func accept(
         _ message: [UInt8], key: String, streamEntryID: String?
     ) -> (CarriedEvent, CloudEvent, RemoteOrigin)? {
-        if message.starts(with: ownMessagePrefix) {
+        if isOwnMessage(message) {
             counters.ownEventsSkipped.increment()
             return nil
         }
@@ -89,6 +89,16 @@ final class Inbound: Sendable {
             return nil
         }
         return (carriedEvent, event, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
+    }
+
+    /// Whether the message begins with this instance's own prefix, compared as raw bytes.
+    private func isOwnMessage(_ message: [UInt8]) -> Bool {
+        guard message.count >= ownMessagePrefix.count else { return false }
+        return message.withUnsafeBufferPointer { bytes in
+            ownMessagePrefix.withUnsafeBufferPointer { prefix in
+                bytes[..<prefix.count].elementsEqual(prefix)
+            }
+        }
     }
 
     private func undecodable(_ event: CloudEvent, _ failure: CarriedEvent.CodingFailure) {

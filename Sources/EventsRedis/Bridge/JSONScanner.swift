@@ -1,102 +1,94 @@
-/// A small reader for the top level of a JSON object.
+/// A validating JSON reader that works on byte offsets and makes no values of its own.
 ///
-/// The bridge needs the string attributes of a CloudEvent and the exact bytes of its `data`
-/// member, which it hands to `JSONDecoder` for the event's own type. Parsing the envelope into
-/// a generic JSON tree and re-encoding `data` would cost more than the rest of the receive path,
-/// so this scanner walks the bytes once: strings are unescaped, every other value is validated
-/// and returned as the range of bytes it occupies.
+/// The bridge reads two kinds of JSON on every received message: the CloudEvents envelope, of
+/// which it keeps a few string attributes and the raw bytes of `data`, and the event's data,
+/// which it decodes into the carried type. Building a tree (or even a list of members with
+/// `String` names) for either cost more than the rest of the receive path, so this scanner only
+/// validates and reports where things are: a string is a ``StringToken`` (the range between its
+/// quotes), any other value is skipped. Callers turn the few tokens they keep into `String`s.
+///
+/// Validation follows RFC 8259 strictly: no trailing commas, no leading zeros, no raw control
+/// characters in strings, well-formed UTF-8 and paired surrogate escapes only.
 struct JSONScanner {
-    enum Value {
-        case string(String)
-        /// Any other JSON value (object, array, number, `true`, `false`, `null`): its raw bytes.
-        case raw(Range<Int>, isNull: Bool)
-    }
-
     struct Failure: Error, Equatable {
         let message: String
         let offset: Int
     }
 
-    private let bytes: [UInt8]
-    private var index: Int
-    private let maxDepth: Int
+    /// Where a string's content lies (between its quotes) and how much work reading it takes.
+    struct StringToken {
+        let content: Range<Int>
+        /// Contains a backslash escape, so it must be unescaped before use.
+        let hasEscapes: Bool
+        /// Every byte (escapes included, as written) is ASCII.
+        let isASCII: Bool
+    }
 
-    init(_ bytes: [UInt8], maxDepth: Int = 64) {
+    /// The text, borrowed: a scanner lives inside its caller's `withUnsafeBufferPointer`. Every
+    /// read is checked against `bytes.count` by the scanner itself.
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    let maxDepth: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0, maxDepth: Int = 64) {
         self.bytes = bytes
-        self.index = 0
+        self.index = index
         self.maxDepth = maxDepth
     }
 
-    /// The members of the top-level object, in order. Fails on anything that is not exactly one
-    /// well-formed JSON object (trailing bytes other than whitespace included), and on a member
-    /// name that appears twice.
-    mutating func objectMembers() throws(Failure) -> [(name: String, value: Value)] {
+    // MARK: - Structure
+
+    /// Validates that the bytes are exactly one JSON value, with only whitespace around it.
+    mutating func validateDocument() throws(Failure) {
         skipWhitespace()
-        try expect(UInt8(ascii: "{"))
-        var members: [(name: String, value: Value)] = []
-        members.reserveCapacity(10)
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-        } else {
-            while true {
-                skipWhitespace()
-                guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-                let name = try readString()
-                // Linear: objects here have a dozen members, a Set would cost more than it saves.
-                guard !members.contains(where: { $0.name == name }) else {
-                    throw failure("member \"\(name)\" appears twice")
-                }
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"))
-                skipWhitespace()
-                let value: Value
-                if peek() == UInt8(ascii: "\"") {
-                    value = .string(try readString())
-                } else {
-                    let start = index
-                    try skipValue(depth: 1)
-                    let range = start..<index
-                    value = .raw(range, isNull: bytes[range].elementsEqual("null".utf8))
-                }
-                members.append((name, value))
-                skipWhitespace()
-                guard let next = peek() else { throw failure("the object is not closed") }
-                index += 1
-                if next == UInt8(ascii: "}") { break }
-                guard next == UInt8(ascii: ",") else { throw failure("expected ',' or '}'") }
-            }
-        }
-        skipWhitespace()
-        guard index == bytes.count else { throw failure("unexpected bytes after the object") }
-        return members
+        try skipValue(depth: 1)
+        try expectEnd()
     }
 
-    // MARK: - Values
+    /// Fails unless only whitespace is left.
+    mutating func expectEnd() throws(Failure) {
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("unexpected bytes after the object") }
+    }
 
-    private mutating func skipValue(depth: Int) throws(Failure) {
+    /// Reads the name of the next member of an object whose `{` has been consumed, or returns nil
+    /// when the object closes. `first` tells whether a member was read before (a `,` is due).
+    /// Leaves the scanner at the member's value.
+    mutating func nextMemberName(first: Bool) throws(Failure) -> StringToken? {
+        skipWhitespace()
+        if first {
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return nil
+            }
+        } else {
+            guard let next = peek() else { throw failure("the object is not closed") }
+            index += 1
+            if next == UInt8(ascii: "}") { return nil }
+            guard next == UInt8(ascii: ",") else { throw failure("expected ',' or '}'") }
+            skipWhitespace()
+        }
+        guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+        let name = try readStringToken()
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"))
+        skipWhitespace()
+        return name
+    }
+
+    /// Skips one value of any kind, validating it; `depth` is the nesting level of the value.
+    mutating func skipValue(depth: Int) throws(Failure) {
         guard depth <= maxDepth else { throw failure("nested deeper than \(maxDepth) levels") }
         guard let byte = peek() else { throw failure("expected a value") }
         switch byte {
         case UInt8(ascii: "\""):
-            _ = try readString()
+            _ = try readStringToken()
         case UInt8(ascii: "{"):
             index += 1
-            skipWhitespace()
-            if peek() == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-                _ = try readString()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"))
-                skipWhitespace()
+            var first = true
+            while try nextMemberName(first: first) != nil {
+                first = false
                 try skipValue(depth: depth + 1)
-                skipWhitespace()
-                if try closes(with: UInt8(ascii: "}")) { return }
             }
         case UInt8(ascii: "["):
             index += 1
@@ -109,7 +101,10 @@ struct JSONScanner {
                 skipWhitespace()
                 try skipValue(depth: depth + 1)
                 skipWhitespace()
-                if try closes(with: UInt8(ascii: "]")) { return }
+                guard let next = peek() else { throw failure("the container is not closed") }
+                index += 1
+                if next == UInt8(ascii: "]") { return }
+                guard next == UInt8(ascii: ",") else { throw failure("expected ',' or a closing bracket") }
             }
         case UInt8(ascii: "t"): try expectLiteral("true")
         case UInt8(ascii: "f"): try expectLiteral("false")
@@ -117,15 +112,6 @@ struct JSONScanner {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
         default: throw failure("unexpected character")
         }
-    }
-
-    /// After a container element: consumes `,` (false, more follow) or the closing byte (true).
-    private mutating func closes(with closing: UInt8) throws(Failure) -> Bool {
-        guard let next = peek() else { throw failure("the container is not closed") }
-        index += 1
-        if next == closing { return true }
-        guard next == UInt8(ascii: ",") else { throw failure("expected ',' or a closing bracket") }
-        return false
     }
 
     private mutating func skipNumber() throws(Failure) {
@@ -158,7 +144,8 @@ struct JSONScanner {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw failure("invalid literal") }
         let matches = literal.withUTF8Buffer { expected in
-            bytes[index..<index + count].elementsEqual(expected)
+            for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
+            return true
         }
         guard matches else { throw failure("invalid literal") }
         index += count
@@ -166,67 +153,124 @@ struct JSONScanner {
 
     // MARK: - Strings
 
-    /// Reads a string starting at its opening quote, resolving escapes.
-    private mutating func readString() throws(Failure) -> String {
+    /// Reads a string starting at its opening quote and leaves the scanner after its closing
+    /// quote. Validates escapes and UTF-8 without copying a byte.
+    mutating func readStringToken() throws(Failure) -> StringToken {
         index += 1  // the opening quote
         let start = index
-        // Fast path: no escapes, the string is a plain slice.
-        while let byte = peek() {
+        var hasEscapes = false
+        var isASCII = true
+        while index < bytes.count {
+            index = Self.endOfPlainASCII(bytes, from: index)
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try decodeUTF8(bytes[start..<index])
                 index += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw failure("control character inside a string") }
-            index += 1
-        }
-        var scalars = Array(bytes[start..<index])
-        while let byte = peek() {
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return try decodeUTF8(scalars[...])
-            case UInt8(ascii: "\\"):
-                try appendEscape(to: &scalars)
-            case 0..<0x20:
+                return StringToken(content: start..<index - 1, hasEscapes: hasEscapes, isASCII: isASCII)
+            } else if byte == UInt8(ascii: "\\") {
+                hasEscapes = true
+                index += 1
+                try skipEscape()
+            } else if byte < 0x20 {
                 throw failure("control character inside a string")
-            default:
-                scalars.append(byte)
+            } else if byte < 0x80 {
+                index += 1
+            } else {
+                isASCII = false
+                try skipUTF8Sequence(lead: byte)
             }
         }
         throw failure("the string is not closed")
     }
 
-    private mutating func appendEscape(to output: inout [UInt8]) throws(Failure) {
+    /// Where the plain text starting at `offset` ends: the first byte that is a quote, a
+    /// backslash, a control character or not ASCII (or the end). Most string content is plain,
+    /// so it is skipped eight bytes at a time.
+    @inline(__always)
+    static func endOfPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
+        var position = offset
+        let count = bytes.count
+        while position + 8 <= count {
+            let word = EightBytes.load(bytes, at: position)
+            let stops =
+                EightBytes.nonASCII(word) | EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+                | EightBytes.equal(UInt8(ascii: "\\"), word)
+            if stops != 0 { return position + EightBytes.first(stops) }
+            position += 8
+        }
+        while position < count {
+            let byte = bytes[position]
+            guard byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { break }
+            position += 1
+        }
+        return position
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+    /// nothing above U+10FFFF) starting at `index`.
+    private mutating func skipUTF8Sequence(lead: UInt8) throws(Failure) {
+        let continuations: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: continuations = 1
+        case 0xE0:
+            continuations = 2
+            secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: continuations = 2
+        case 0xED:
+            continuations = 2
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            continuations = 3
+            secondRange = 0x90...0xBF
+        case 0xF1...0xF3: continuations = 3
+        case 0xF4:
+            continuations = 3
+            secondRange = 0x80...0x8F
+        default: throw failure("invalid UTF-8")
+        }
+        guard index + continuations < bytes.count, secondRange.contains(bytes[index + 1]) else {
+            throw failure("invalid UTF-8")
+        }
+        var offset = 2
+        while offset <= continuations {
+            guard bytes[index + offset] & 0xC0 == 0x80 else { throw failure("invalid UTF-8") }
+            offset += 1
+        }
+        index += continuations + 1
+    }
+
+    /// Validates the escape after a backslash.
+    private mutating func skipEscape() throws(Failure) {
         guard let escaped = peek() else { throw failure("the string is not closed") }
         index += 1
         switch escaped {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return
         case UInt8(ascii: "u"):
-            var code = try readHex4()
-            if (0xD800...0xDBFF).contains(code) {
-                // A high surrogate must be followed by an escaped low surrogate.
-                guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                    bytes[index + 1] == UInt8(ascii: "u")
-                else { throw failure("unpaired surrogate") }
-                index += 2
-                let low = try readHex4()
-                guard (0xDC00...0xDFFF).contains(low) else { throw failure("unpaired surrogate") }
-                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-            } else if (0xDC00...0xDFFF).contains(code) {
-                throw failure("unpaired surrogate")
-            }
-            guard let scalar = Unicode.Scalar(code) else { throw failure("invalid unicode escape") }
-            output.append(contentsOf: String(Character(scalar)).utf8)
+            _ = try readUnicodeEscape()
         default:
             throw failure("invalid escape")
         }
+    }
+
+    /// Reads the scalar of a `\u` escape whose `\u` has been consumed, pairing surrogates.
+    private mutating func readUnicodeEscape() throws(Failure) -> Unicode.Scalar {
+        var code = try readHex4()
+        if (0xD800...0xDBFF).contains(code) {
+            // A high surrogate must be followed by an escaped low surrogate.
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw failure("unpaired surrogate") }
+            index += 2
+            let low = try readHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw failure("unpaired surrogate") }
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(code) {
+            throw failure("unpaired surrogate")
+        }
+        guard let scalar = Unicode.Scalar(code) else { throw failure("invalid unicode escape") }
+        return scalar
     }
 
     private mutating func readHex4() throws(Failure) -> UInt32 {
@@ -246,40 +290,114 @@ struct JSONScanner {
         return value
     }
 
-    private func decodeUTF8(_ slice: ArraySlice<UInt8>) throws(Failure) -> String {
-        guard let text = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8") }
-        return text
+    /// The text of a string this scanner has read (and so validated).
+    func string(_ token: StringToken) -> String {
+        guard token.hasEscapes else {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.content]), as: UTF8.self)
+        }
+        var unescaped: [UInt8] = []
+        unescaped.reserveCapacity(token.content.count)
+        var reader = JSONScanner(bytes, at: token.content.lowerBound, maxDepth: maxDepth)
+        while reader.index < token.content.upperBound {
+            let byte = bytes[reader.index]
+            reader.index += 1
+            guard byte == UInt8(ascii: "\\") else {
+                unescaped.append(byte)
+                continue
+            }
+            let escaped = bytes[reader.index]
+            reader.index += 1
+            switch escaped {
+            case UInt8(ascii: "b"): unescaped.append(0x08)
+            case UInt8(ascii: "f"): unescaped.append(0x0C)
+            case UInt8(ascii: "n"): unescaped.append(0x0A)
+            case UInt8(ascii: "r"): unescaped.append(0x0D)
+            case UInt8(ascii: "t"): unescaped.append(0x09)
+            case UInt8(ascii: "u"):
+                // Validated when the token was read, so the fallback is never taken.
+                let scalar = (try? reader.readUnicodeEscape()) ?? "\u{FFFD}"
+                UTF8.encode(scalar) { unescaped.append($0) }
+            default: unescaped.append(escaped)  // `"`, `\` and `/` stand for themselves
+            }
+        }
+        return String(decoding: unescaped, as: UTF8.self)
+    }
+
+    /// Whether a token's text is exactly the ASCII `name` (compared by bytes, no allocation).
+    func token(_ token: StringToken, equals name: StaticString) -> Bool {
+        guard !token.hasEscapes, token.content.count == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { expected in
+            var offset = 0
+            for position in token.content {
+                guard bytes[position] == expected[offset] else { return false }
+                offset += 1
+            }
+            return true
+        }
     }
 
     // MARK: - Bytes
 
-    private func peek() -> UInt8? {
+    @inline(__always)
+    func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
     }
 
-    private mutating func expect(_ byte: UInt8) throws(Failure) {
+    @inline(__always)
+    mutating func expect(_ byte: UInt8) throws(Failure) {
         guard peek() == byte else { throw failure("expected '\(Character(Unicode.Scalar(byte)))'") }
         index += 1
     }
 
-    private mutating func skipWhitespace() {
-        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            index += 1
+        }
     }
 
-    private func failure(_ message: String) -> Failure {
+    func failure(_ message: String) -> Failure {
         Failure(message: message, offset: index)
     }
 }
 
 /// Appends `text` to `output` as a JSON string literal, quotes included.
 func appendJSONString(_ text: String, to output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\""))
+    var text = text
     // Most attribute values need no escaping: copy them whole.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-        output.append(contentsOf: text.utf8)
+    let plain = text.withUTF8 { utf8 in
+        guard isPlainJSONText(utf8) else { return false }
         output.append(UInt8(ascii: "\""))
-        return
+        output.append(contentsOf: utf8)
+        output.append(UInt8(ascii: "\""))
+        return true
     }
+    if !plain { appendEscapedJSONString(text, to: &output) }
+}
+
+/// Whether text can go between JSON quotes as it is (no quote, backslash or control character).
+private func isPlainJSONText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    var position = 0
+    while position + 8 <= utf8.count {
+        let word = EightBytes.load(utf8, at: position)
+        let stops =
+            EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+            | EightBytes.equal(UInt8(ascii: "\\"), word)
+        if stops != 0 { return false }
+        position += 8
+    }
+    while position < utf8.count {
+        let byte = utf8[position]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+        position += 1
+    }
+    return true
+}
+
+private func appendEscapedJSONString(_ text: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
     for byte in text.utf8 {
         switch byte {
         case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -296,4 +414,43 @@ func appendJSONString(_ text: String, to output: inout [UInt8]) {
         }
     }
     output.append(UInt8(ascii: "\""))
+}
+
+/// Tests on eight bytes at once, packed in a `UInt64` with the first byte in the low bits (the
+/// classic bit tricks). Each mask has a byte's high bit set where the test holds; a borrow can
+/// set bits above a byte that passes, never below it, so a mask is zero exactly when no byte
+/// passes and its lowest set bit marks the first byte that does.
+enum EightBytes {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The eight bytes at `offset`, the first in the low bits (`offset + 8 <= bytes.count`).
+    static func load(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+    }
+
+    /// Bytes with the high bit set (not ASCII).
+    static func nonASCII(_ word: UInt64) -> UInt64 {
+        word & highs
+    }
+
+    /// Bytes below `limit` (at most 0x80).
+    static func below(_ limit: UInt8, _ word: UInt64) -> UInt64 {
+        (word &- ones &* UInt64(limit)) & ~word & highs
+    }
+
+    /// Bytes equal to `byte`.
+    static func equal(_ byte: UInt8, _ word: UInt64) -> UInt64 {
+        let matches = word ^ (ones &* UInt64(byte))
+        return (matches &- ones) & ~matches & highs
+    }
+
+    /// The index (0-7) of the first byte marked in a nonzero mask.
+    static func first(_ mask: UInt64) -> Int {
+        mask.trailingZeroBitCount / 8
+    }
+
+    static func anyNonASCII(_ word: UInt64) -> Bool {
+        nonASCII(word) != 0
+    }
 }

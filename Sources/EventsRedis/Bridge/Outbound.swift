@@ -33,11 +33,11 @@ final class Outbound: Sendable {
     }
 
     func publish(
-        type: String, mode: RedisBridge.Mode, key: String, sender: Sender?, encode: () throws -> Data?
+        type: String, mode: RedisBridge.Mode, key: String, sender: Sender?, encode: () throws -> [UInt8]?
     ) {
         let data: [UInt8]?
         do {
-            data = try encode().map { Array($0) }
+            data = try encode()
         } catch let failure as CarriedEvent.CodingFailure {
             report(.cannotEncode(type: type, reason: failure.reason))
             return

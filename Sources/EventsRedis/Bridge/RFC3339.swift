@@ -40,6 +40,16 @@ enum RFC3339 {
 
     /// `value` in decimal, zero-padded to at least `width` digits, without a temporary array.
     private static func appendDigits(_ value: Int, _ width: Int, to output: inout [UInt8]) {
+        // The usual case, a field that fits its width: its digits, most significant first.
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        if value >= 0 && value < divisor * 10 {
+            while divisor > 0 {
+                output.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            return
+        }
         var value = value
         if value < 0 {
             output.append(UInt8(ascii: "-"))
@@ -64,7 +74,12 @@ enum RFC3339 {
 
     /// The date a timestamp names, or `nil` when it is not an RFC 3339 date-time.
     static func date(from text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
+    static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
 
         func number(_ digits: Int) -> Int? {
@@ -77,8 +92,10 @@ enum RFC3339 {
             index += digits
             return value
         }
-        func skip(_ allowed: String) -> Bool {
-            guard index < bytes.count, allowed.utf8.contains(bytes[index]) else { return false }
+        func skip(_ allowed: StaticString) -> Bool {
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            guard allowed.withUTF8Buffer({ $0.contains(byte) }) else { return false }
             index += 1
             return true
         }

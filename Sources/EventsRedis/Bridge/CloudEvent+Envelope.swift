@@ -1,0 +1,167 @@
+extension CloudEvent {
+    /// Where the attributes of a CloudEvent lie in its JSON text, found in one pass.
+    ///
+    /// Member names are matched against the known attribute names by bytes, and values are
+    /// recorded as tokens: only the attributes the event keeps ever become `String`s, and
+    /// extension attributes cost no allocation unless the message has them (their names are
+    /// remembered to reject a repeated one).
+    struct Envelope {
+        enum Attribute {
+            case absent
+            case string(JSONScanner.StringToken)
+            /// Any other JSON value, by its bytes.
+            case other(Range<Int>, isNull: Bool)
+
+            var isAbsent: Bool {
+                if case .absent = self { return true }
+                return false
+            }
+
+            /// The attribute's text; nil when absent or null (a null attribute counts as absent).
+            func string(in scanner: JSONScanner) -> String? {
+                guard case .string(let token) = self else { return nil }
+                return scanner.string(token)
+            }
+        }
+
+        var specversion = Attribute.absent
+        var id = Attribute.absent
+        var source = Attribute.absent
+        var type = Attribute.absent
+        var subject = Attribute.absent
+        var time = Attribute.absent
+        var dataContentType = Attribute.absent
+        var dataSchema = Attribute.absent
+        var dataBase64 = Attribute.absent
+        var data = Attribute.absent
+        /// The first attribute, in message order, that must be a string but holds something else.
+        var firstNonString: String?
+
+        /// Scans the whole message, which must be exactly one JSON object with unique member
+        /// names, leaving `scanner` at its end.
+        init(scanning scanner: inout JSONScanner) throws(JSONScanner.Failure) {
+            scanner.skipWhitespace()
+            try scanner.expect(UInt8(ascii: "{"))
+            var extensionNames: [JSONScanner.StringToken] = []
+            var first = true
+            while let name = try scanner.nextMemberName(first: first) {
+                first = false
+                let known = Self.knownAttribute(name, in: scanner)
+                if let known {
+                    guard self[known].isAbsent else {
+                        throw JSONScanner.Failure(
+                            message: "member \"\(scanner.string(name))\" appears twice",
+                            offset: name.content.upperBound + 1)
+                    }
+                } else {
+                    try Self.recordExtension(name, in: &extensionNames, scanner: scanner)
+                }
+                let valueStart = scanner.index
+                let value: Attribute
+                if scanner.peek() == UInt8(ascii: "\"") {
+                    value = .string(try scanner.readStringToken())
+                } else {
+                    try scanner.skipValue(depth: 1)
+                    let range = valueStart..<scanner.index
+                    value = .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
+                }
+                guard let known else { continue }
+                self[known] = value
+                if known != .data, case .other(_, let isNull) = value, !isNull, firstNonString == nil {
+                    firstNonString = scanner.string(name)
+                }
+            }
+            try scanner.expectEnd()
+        }
+
+        enum Known {
+            case specversion, id, source, type, subject, time, dataContentType, dataSchema, dataBase64, data
+        }
+
+        subscript(known: Known) -> Attribute {
+            get {
+                switch known {
+                case .specversion: specversion
+                case .id: id
+                case .source: source
+                case .type: type
+                case .subject: subject
+                case .time: time
+                case .dataContentType: dataContentType
+                case .dataSchema: dataSchema
+                case .dataBase64: dataBase64
+                case .data: data
+                }
+            }
+            set {
+                switch known {
+                case .specversion: specversion = newValue
+                case .id: id = newValue
+                case .source: source = newValue
+                case .type: type = newValue
+                case .subject: subject = newValue
+                case .time: time = newValue
+                case .dataContentType: dataContentType = newValue
+                case .dataSchema: dataSchema = newValue
+                case .dataBase64: dataBase64 = newValue
+                case .data: data = newValue
+                }
+            }
+        }
+
+        private static func knownAttribute(_ name: JSONScanner.StringToken, in scanner: JSONScanner) -> Known? {
+            guard name.isASCII else { return nil }  // every known name is ASCII
+            guard !name.hasEscapes else {
+                // Rare: an escaped name, such as "\u0069d". Unescape it and compare the text.
+                var text = scanner.string(name)
+                return text.withUTF8 { bytes in
+                    knownAttribute(
+                        JSONScanner(bytes),
+                        JSONScanner.StringToken(
+                            content: 0..<bytes.count, hasEscapes: false, isASCII: true))
+                }
+            }
+            return knownAttribute(scanner, name)
+        }
+
+        private static func knownAttribute(_ scanner: JSONScanner, _ name: JSONScanner.StringToken) -> Known? {
+            switch name.content.count {
+            case 2: return scanner.token(name, equals: "id") ? .id : nil
+            case 4:
+                if scanner.token(name, equals: "type") { return .type }
+                if scanner.token(name, equals: "time") { return .time }
+                return scanner.token(name, equals: "data") ? .data : nil
+            case 6: return scanner.token(name, equals: "source") ? .source : nil
+            case 7: return scanner.token(name, equals: "subject") ? .subject : nil
+            case 10: return scanner.token(name, equals: "dataschema") ? .dataSchema : nil
+            case 11:
+                if scanner.token(name, equals: "specversion") { return .specversion }
+                return scanner.token(name, equals: "data_base64") ? .dataBase64 : nil
+            case 15: return scanner.token(name, equals: "datacontenttype") ? .dataContentType : nil
+            default: return nil
+            }
+        }
+
+        /// Remembers an extension attribute's name, failing if it appeared before.
+        private static func recordExtension(
+            _ name: JSONScanner.StringToken, in names: inout [JSONScanner.StringToken], scanner: JSONScanner
+        ) throws(JSONScanner.Failure) {
+            for earlier in names where sameName(earlier, name, in: scanner) {
+                throw JSONScanner.Failure(
+                    message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1)
+            }
+            names.append(name)
+        }
+
+        /// Names compare as Swift strings do; plain ASCII names are compared by bytes, which
+        /// gives the same answer.
+        private static func sameName(
+            _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, in scanner: JSONScanner
+        ) -> Bool {
+            if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
+                return scanner.bytes[a.content].elementsEqual(scanner.bytes[b.content])
+            }
+            return scanner.string(a) == scanner.string(b)
+        }
+    }
+}

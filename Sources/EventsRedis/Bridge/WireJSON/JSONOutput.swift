@@ -1,0 +1,107 @@
+/// The bytes of a JSON document being written, with Foundation's formatting of scalars.
+struct JSONOutput {
+    private(set) var bytes: [UInt8] = []
+
+    init() {
+        bytes.reserveCapacity(256)
+    }
+
+    mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    mutating func append(contentsOf text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes an integer's decimal digits.
+    mutating func appendInteger(_ value: some FixedWidthInteger) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The magnitude fits in a UInt64 for every standard integer type up to 64 bits.
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
+
+    /// Writes a double as Foundation does: its `description` without a trailing `.0`. Returns
+    /// false, writing nothing, for NaN and the infinities, which JSON cannot express.
+    mutating func appendDouble(_ value: Double) -> Bool {
+        guard value.isFinite else { return false }
+        var text = value.description
+        text.withUTF8 { utf8 in
+            let count = utf8.count
+            let endsInPointZero =
+                count > 2 && utf8[count - 2] == UInt8(ascii: ".") && utf8[count - 1] == UInt8(ascii: "0")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(endsInPointZero ? count - 2 : count)]))
+        }
+        return true
+    }
+
+    /// Where the text starting at `offset` next needs an escape (or its end); skips eight bytes
+    /// at a time where it can.
+    private static func endOfUnescaped(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
+        var position = offset
+        while position + 8 <= utf8.count {
+            let word = EightBytes.load(utf8, at: position)
+            let stops =
+                EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+                | EightBytes.equal(UInt8(ascii: "\\"), word) | EightBytes.equal(UInt8(ascii: "/"), word)
+            if stops != 0 { return position + EightBytes.first(stops) }
+            position += 8
+        }
+        while position < utf8.count {
+            let byte = utf8[position]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") {
+                break
+            }
+            position += 1
+        }
+        return position
+    }
+
+    /// Writes a JSON string with Foundation's escaping: `"`, `\` and `/` are escaped, control
+    /// characters use the short escapes where JSON has them and `\u00xx` otherwise, everything
+    /// else (DEL and all non-ASCII text included) is written as is.
+    mutating func appendString(_ value: String) {
+        var text = value
+        text.withUTF8 { utf8 in
+            bytes.append(UInt8(ascii: "\""))
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                index = Self.endOfUnescaped(utf8, from: index)
+                guard index < utf8.count else { break }
+                let byte = utf8[index]
+                index += 1
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index - 1]))
+                runStart = index
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(hex.utf8Start[Int(byte >> 4)])
+                    bytes.append(hex.utf8Start[Int(byte & 0x0F)])
+                default: bytes.append(byte)
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+}

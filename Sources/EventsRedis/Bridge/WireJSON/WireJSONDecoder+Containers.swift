@@ -1,0 +1,465 @@
+// The three Codable containers of `WireJSONDecoder`. Each reads the decoder's bytes in place at
+// offsets found when it was created (keyed) or as it goes (unkeyed).
+
+/// A member of an object: where its name is and where its value starts. (Not nested in the
+/// generic container: a generic's nested type costs a metadata lookup on every use.)
+struct WireJSONMember {
+    let name: JSONScanner.StringToken
+    let value: Int
+}
+
+struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    typealias Member = WireJSONMember
+
+    let decoder: WireJSONDecoder
+    let members: [Member]
+    /// How many of the decoder's keys lead to this container's value, and the keys of the
+    /// nested containers between that value and this container.
+    let pathDepth: Int
+    let nestedKeys: [any CodingKey]
+
+    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: [any CodingKey]) throws {
+        self.decoder = decoder
+        self.pathDepth = decoder.keys.count
+        self.nestedKeys = nestedKeys
+        let bytes = decoder.bytes
+        var members: [Member] = []
+        members.reserveCapacity(8)
+        var index = decoder.skipWhitespace(from: offset + 1)
+        if bytes[index] != UInt8(ascii: "}") {
+            while true {
+                let name = decoder.stringToken(at: index)
+                index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
+                let value = decoder.skipWhitespace(from: index)
+                members.append(Member(name: name, value: value))
+                index = decoder.skipWhitespace(from: decoder.end(ofValueAt: value))
+                if bytes[index] == UInt8(ascii: "}") { break }
+                index = decoder.skipWhitespace(from: index + 1)  // past ','
+            }
+        }
+        self.members = members
+        if Self.hasRepeatedName(members, decoder) {
+            // Foundation keeps one of them; which one is its business.
+            throw decoder.fail("an object repeats a member name")
+        }
+    }
+
+    private static func hasRepeatedName(_ members: [Member], _ decoder: WireJSONDecoder) -> Bool {
+        guard members.count > 1 else { return false }
+        if members.count > 16 {
+            var names = Set<String>()
+            for member in members where !names.insert(decoder.string(member.name)).inserted { return true }
+            return false
+        }
+        for later in 1..<members.count {
+            for earlier in 0..<later where sameName(members[earlier].name, members[later].name, decoder) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Names compare as Swift strings do; plain ASCII names by bytes, which agrees.
+    private static func sameName(
+        _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, _ decoder: WireJSONDecoder
+    ) -> Bool {
+        if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
+            guard a.content.count == b.content.count else { return false }
+            return decoder.bytes[a.content].elementsEqual(decoder.bytes[b.content])
+        }
+        return decoder.string(a) == decoder.string(b)
+    }
+
+    var codingPath: [any CodingKey] { Array(decoder.keys.prefix(pathDepth)) + nestedKeys }
+
+    var allKeys: [Key] {
+        members.compactMap { Key(stringValue: decoder.string($0.name)) }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        offset(for: key) != nil
+    }
+
+    /// Where the value for `key` starts, found by comparing bytes when both names are plain
+    /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares).
+    private func offset(for key: Key) -> Int? {
+        var name = key.stringValue
+        return name.withUTF8 { keyBytes -> Int? in
+            let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
+            for member in members {
+                if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
+                    guard member.name.content.count == keyBytes.count else { continue }
+                    var equal = true
+                    var position = member.name.content.lowerBound
+                    for byte in keyBytes {
+                        if decoder.bytes[position] != byte {
+                            equal = false
+                            break
+                        }
+                        position += 1
+                    }
+                    if equal { return member.value }
+                } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
+                    return member.value
+                }
+            }
+            return nil
+        }
+    }
+
+    private func valueOffset(for key: Key) throws -> Int {
+        guard let offset = offset(for: key) else { throw decoder.fail("no value for key \"\(key.stringValue)\"") }
+        return offset
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.isNull(at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.readBool(at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.readString(at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.readDouble(at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.readFloat(at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try decoder.readInteger(Int.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try decoder.readInteger(Int8.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try decoder.readInteger(Int16.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try decoder.readInteger(Int32.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try decoder.readInteger(Int64.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try decoder.readInteger(UInt.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try decoder.readInteger(UInt8.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try decoder.readInteger(UInt16.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try decoder.readInteger(UInt32.self, at: try valueOffset(for: key))
+    }
+
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try decoder.readInteger(UInt64.self, at: try valueOffset(for: key))
+    }
+
+    // 128-bit integers: left to Foundation (the protocols' defaults would refuse them).
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decodeValue(type, at: try valueOffset(for: key), nestedKeys: nestedKeys, key: key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try valueOffset(for: key)
+        guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
+        return KeyedDecodingContainer(
+            try WireJSONKeyedDecodingContainer<NestedKey>(
+                decoder: decoder, offset: offset, nestedKeys: nestedKeys + [key]))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let offset = try valueOffset(for: key)
+        guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
+        return WireJSONUnkeyedDecodingContainer(decoder: decoder, offset: offset, nestedKeys: nestedKeys + [key])
+    }
+
+    func superDecoder() throws -> any Decoder {
+        throw decoder.fail("superDecoder is left to Foundation")
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        throw decoder.fail("superDecoder is left to Foundation")
+    }
+}
+
+struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    let decoder: WireJSONDecoder
+    /// The offset of the opening bracket.
+    let start: Int
+    /// The offset of the next element, or of the closing bracket.
+    private var cursor: Int
+    private(set) var currentIndex = 0
+    let pathDepth: Int
+    let nestedKeys: [any CodingKey]
+
+    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: [any CodingKey]) {
+        self.decoder = decoder
+        self.start = offset
+        self.cursor = decoder.skipWhitespace(from: offset + 1)
+        self.pathDepth = decoder.keys.count
+        self.nestedKeys = nestedKeys
+    }
+
+    var codingPath: [any CodingKey] { Array(decoder.keys.prefix(pathDepth)) + nestedKeys }
+
+    var count: Int? {
+        var index = decoder.skipWhitespace(from: start + 1)
+        var count = 0
+        while decoder.bytes[index] != UInt8(ascii: "]") {
+            count += 1
+            index = decoder.skipWhitespace(from: decoder.end(ofValueAt: index))
+            if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+        }
+        return count
+    }
+
+    var isAtEnd: Bool { decoder.bytes[cursor] == UInt8(ascii: "]") }
+
+    private func current() throws -> Int {
+        guard !isAtEnd else { throw decoder.fail("no more elements") }
+        return cursor
+    }
+
+    private mutating func advance() {
+        var index = decoder.skipWhitespace(from: decoder.end(ofValueAt: cursor))
+        if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+        cursor = index
+        currentIndex += 1
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard decoder.isNull(at: try current()) else { return false }
+        advance()
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let value = try decoder.readBool(at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: String.Type) throws -> String {
+        let value = try decoder.readString(at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let value = try decoder.readDouble(at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let value = try decoder.readFloat(at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let value = try decoder.readInteger(Int.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        let value = try decoder.readInteger(Int8.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        let value = try decoder.readInteger(Int16.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        let value = try decoder.readInteger(Int32.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let value = try decoder.readInteger(Int64.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        let value = try decoder.readInteger(UInt.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        let value = try decoder.readInteger(UInt8.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        let value = try decoder.readInteger(UInt16.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        let value = try decoder.readInteger(UInt32.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        let value = try decoder.readInteger(UInt64.self, at: try current())
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Int128.Type) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let value = try decoder.decodeValue(
+            type, at: try current(), nestedKeys: nestedKeys, key: WireJSONIndexKey(index: currentIndex))
+        advance()
+        return value
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try current()
+        guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
+        let container = try WireJSONKeyedDecodingContainer<NestedKey>(
+            decoder: decoder, offset: offset, nestedKeys: nestedKeys + [WireJSONIndexKey(index: currentIndex)])
+        advance()
+        return KeyedDecodingContainer(container)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let offset = try current()
+        guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
+        let container = WireJSONUnkeyedDecodingContainer(
+            decoder: decoder, offset: offset, nestedKeys: nestedKeys + [WireJSONIndexKey(index: currentIndex)])
+        advance()
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        throw decoder.fail("superDecoder is left to Foundation")
+    }
+}
+
+struct WireJSONSingleValueDecodingContainer: SingleValueDecodingContainer {
+    let decoder: WireJSONDecoder
+    let offset: Int
+
+    var codingPath: [any CodingKey] { decoder.keys }
+
+    func decodeNil() -> Bool {
+        decoder.isNull(at: offset)
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try decoder.readBool(at: offset)
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        try decoder.readString(at: offset)
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        try decoder.readDouble(at: offset)
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        try decoder.readFloat(at: offset)
+    }
+
+    func decode(_ type: Int.Type) throws -> Int {
+        try decoder.readInteger(Int.self, at: offset)
+    }
+
+    func decode(_ type: Int8.Type) throws -> Int8 {
+        try decoder.readInteger(Int8.self, at: offset)
+    }
+
+    func decode(_ type: Int16.Type) throws -> Int16 {
+        try decoder.readInteger(Int16.self, at: offset)
+    }
+
+    func decode(_ type: Int32.Type) throws -> Int32 {
+        try decoder.readInteger(Int32.self, at: offset)
+    }
+
+    func decode(_ type: Int64.Type) throws -> Int64 {
+        try decoder.readInteger(Int64.self, at: offset)
+    }
+
+    func decode(_ type: UInt.Type) throws -> UInt {
+        try decoder.readInteger(UInt.self, at: offset)
+    }
+
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try decoder.readInteger(UInt8.self, at: offset)
+    }
+
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try decoder.readInteger(UInt16.self, at: offset)
+    }
+
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try decoder.readInteger(UInt32.self, at: offset)
+    }
+
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try decoder.readInteger(UInt64.self, at: offset)
+    }
+
+    func decode(_ type: Int128.Type) throws -> Int128 {
+        throw decoder.fail("Int128 is left to Foundation")
+    }
+
+    func decode(_ type: UInt128.Type) throws -> UInt128 {
+        throw decoder.fail("UInt128 is left to Foundation")
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decodeValue(type, at: offset, key: nil)
+    }
+}

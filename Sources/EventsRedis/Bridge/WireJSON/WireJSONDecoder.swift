@@ -1,0 +1,288 @@
+import Foundation
+
+/// Reads a `Decodable` value straight from JSON bytes, giving what Foundation's `JSONDecoder()`
+/// gives (see ``WireJSON`` for what it leaves to Foundation).
+///
+/// The document is validated once, strictly; after that, values are read in place by offset: a
+/// keyed container records where its members are (one small array), an unkeyed one walks its
+/// elements, and only the strings that are asked for become `String`s.
+///
+/// Every error this decoder throws also marks the whole decode as refused, so the value is
+/// decoded again by Foundation even when the type's own `init(from:)` catches the error and
+/// carries on (`(try? container.decode(Int.self, forKey: .n)) ?? 0` must see what Foundation
+/// would have given it).
+final class WireJSONDecoder {
+    /// A copy of the document, owned by the decoder (freed in `deinit`), so that containers can
+    /// read it at any offset for as long as they live. Reads need no bounds checks: the document
+    /// was validated, so every offset a container computes lies inside it.
+    let bytes: UnsafeBufferPointer<UInt8>
+    // Like the encoder's state: every access to these is short and calls out to no other code,
+    // and a decoder is used by one thread at a time, so accesses never overlap and need no
+    // dynamic exclusivity checks.
+
+    /// Where the value being decoded starts.
+    @exclusivity(unchecked) private(set) var valueOffset: Int
+    /// The keys of the values being decoded, outermost first.
+    @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
+    @exclusivity(unchecked) private var refusal: String?
+
+    private init(_ source: [UInt8], valueOffset: Int) {
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.count)
+        _ = copy.initialize(from: source)
+        self.bytes = UnsafeBufferPointer(copy)
+        self.valueOffset = valueOffset
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+        guard !bytes.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
+        let decoder = WireJSONDecoder(bytes, valueOffset: 0)
+        var scanner = JSONScanner(decoder.bytes, maxDepth: 256)
+        do {
+            try scanner.validateDocument()
+        } catch {
+            throw WireJSONUnsupported(reason: "not strictly valid JSON: \(error.message)")
+        }
+        let start = decoder.skipWhitespace(from: 0)
+        let value = try decoder.decodeValue(type, at: start, key: nil)
+        if let refusal = decoder.refusal { throw WireJSONUnsupported(reason: refusal) }
+        return value
+    }
+
+    /// Refuses the whole decode (see the type's comment) and returns the error to throw.
+    func fail(_ reason: String) -> WireJSONUnsupported {
+        if refusal == nil { refusal = reason }
+        return WireJSONUnsupported(reason: reason)
+    }
+
+    /// Decodes a nested value (or the top-level one) that starts at `offset`. A container passes
+    /// the keys of its nesting beyond its value's (`nestedKeys`) and the value's own key.
+    func decodeValue<Value: Decodable>(
+        _ type: Value.Type, at offset: Int, nestedKeys: [any CodingKey] = [], key: (any CodingKey)?
+    ) throws -> Value {
+        // Foundation reads these specially (dates from seconds, data from base64, ...).
+        if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
+            throw fail("\(Value.self) is left to Foundation")
+        }
+        let outerOffset = valueOffset
+        valueOffset = offset
+        let outerKeyCount = keys.count
+        keys.append(contentsOf: nestedKeys)
+        if let key { keys.append(key) }
+        defer {
+            valueOffset = outerOffset
+            keys.removeSubrange(outerKeyCount...)
+        }
+        return try Value(from: self)
+    }
+
+    // MARK: - Reading in place
+
+    /// The offset just past the value at `offset` (the document is valid, so no checks).
+    func end(ofValueAt offset: Int) -> Int {
+        var index = offset
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            return end(ofStringAt: index)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while true {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index = end(ofStringAt: index)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+        default:
+            // A number or a literal: it ends at a separator, a bracket or whitespace.
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return index
+                default: index += 1
+                }
+            }
+            return index
+        }
+    }
+
+    /// The offset just past the string whose opening quote is at `offset`.
+    private func end(ofStringAt offset: Int) -> Int {
+        stringToken(at: offset).content.upperBound + 1
+    }
+
+    func skipWhitespace(from offset: Int) -> Int {
+        var index = offset
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { break }
+            index += 1
+        }
+        return index
+    }
+
+    /// The string token at `offset`, whose opening quote is there.
+    func stringToken(at offset: Int) -> JSONScanner.StringToken {
+        var index = offset + 1
+        var hasEscapes = false
+        var nonASCII: UInt8 = 0
+        var nonASCIIWords: UInt64 = 0
+        while true {
+            // The document is valid: the string closes before its end. Skip eight bytes at a time
+            // while they hold neither a quote nor a backslash.
+            while index + 8 <= bytes.count {
+                let word = EightBytes.load(bytes, at: index)
+                let stops = EightBytes.equal(UInt8(ascii: "\""), word) | EightBytes.equal(UInt8(ascii: "\\"), word)
+                if stops != 0 {
+                    // Only the bytes before the stop belong to the string (so far).
+                    let before = EightBytes.first(stops)
+                    nonASCIIWords |= word & ((1 << UInt64(8 * before)) &- 1)
+                    index += before
+                    break
+                }
+                nonASCIIWords |= word
+                index += 8
+            }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                hasEscapes = true
+                index += 2
+            } else {
+                nonASCII |= byte
+                index += 1
+            }
+        }
+        return JSONScanner.StringToken(
+            content: offset + 1..<index, hasEscapes: hasEscapes,
+            isASCII: nonASCII < 0x80 && !EightBytes.anyNonASCII(nonASCIIWords))
+    }
+
+    func string(_ token: JSONScanner.StringToken) -> String {
+        JSONScanner(bytes).string(token)
+    }
+
+    // MARK: - Scalars
+
+    func isNull(at offset: Int) -> Bool {
+        bytes[offset] == UInt8(ascii: "n")
+    }
+
+    func readBool(at offset: Int) throws -> Bool {
+        switch bytes[offset] {
+        case UInt8(ascii: "t"): return true
+        case UInt8(ascii: "f"): return false
+        default: throw fail("expected a Bool")
+        }
+    }
+
+    func readString(at offset: Int) throws -> String {
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw fail("expected a String") }
+        return string(stringToken(at: offset))
+    }
+
+    /// Reads an integer written as plain digits; other forms (`1.0`, `1e2`, which Foundation
+    /// accepts when the value is whole) and values out of range are left to Foundation.
+    func readInteger<Integer: FixedWidthInteger>(_ type: Integer.Type, at offset: Int) throws -> Integer {
+        var index = offset
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var magnitude: UInt64 = 0
+        let digitsStart = index
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !overflow1 && !overflow2 else { throw fail("integer out of range") }
+            magnitude = sum
+            index += 1
+        }
+        guard index > digitsStart else { throw fail("expected a number") }
+        if index < bytes.count {
+            let next = bytes[index]
+            guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") else {
+                throw fail("a number in a form left to Foundation")
+            }
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { throw fail("integer out of range") }
+            let value = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+            guard let result = Integer(exactly: value) else { throw fail("integer out of range") }
+            return result
+        }
+        guard let result = Integer(exactly: magnitude) else { throw fail("integer out of range") }
+        return result
+    }
+
+    /// Reads a double. Foundation refuses numbers that overflow or underflow (`1e400`,
+    /// `1e-400`); subnormal results are left to it as well.
+    func readDouble(at offset: Int) throws -> Double {
+        let text = try numberText(at: offset)
+        guard let value = Double(text), value.isFinite, !value.isSubnormal else {
+            throw fail("a number left to Foundation")
+        }
+        // Nonzero digits that round to zero underflow.
+        guard value != 0 || isZeroMantissa(text) else { throw fail("a number that underflows") }
+        return value
+    }
+
+    /// Reads a float only when parsing it directly and through a double agree (whichever way
+    /// Foundation goes, it gets this value); anything else is left to Foundation.
+    func readFloat(at offset: Int) throws -> Float {
+        let text = try numberText(at: offset)
+        guard let direct = Float(text), let double = Double(text), direct.isFinite, !direct.isSubnormal,
+            Float(double) == direct, direct != 0 || isZeroMantissa(text)
+        else { throw fail("a number left to Foundation") }
+        return direct
+    }
+
+    private func numberText(at offset: Int) throws -> String {
+        let byte = bytes[offset]
+        guard byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else {
+            throw fail("expected a number")
+        }
+        let end = end(ofValueAt: offset)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+    }
+
+    /// Whether a number's digits before its exponent are all zeros.
+    private func isZeroMantissa(_ text: String) -> Bool {
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return true }
+            if byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9") { return false }
+        }
+        return true
+    }
+}
+
+extension WireJSONDecoder: Decoder {
+    var codingPath: [any CodingKey] { keys }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard bytes[valueOffset] == UInt8(ascii: "{") else { throw fail("expected an object") }
+        return KeyedDecodingContainer(
+            try WireJSONKeyedDecodingContainer<Key>(decoder: self, offset: valueOffset, nestedKeys: []))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard bytes[valueOffset] == UInt8(ascii: "[") else { throw fail("expected an array") }
+        return WireJSONUnkeyedDecodingContainer(decoder: self, offset: valueOffset, nestedKeys: [])
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        WireJSONSingleValueDecodingContainer(decoder: self, offset: valueOffset)
+    }
+}

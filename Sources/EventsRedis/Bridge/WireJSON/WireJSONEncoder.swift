@@ -1,0 +1,295 @@
+import Foundation
+
+/// Writes an `Encodable` value straight into JSON bytes, the way Foundation's `JSONEncoder()`
+/// formats them (see ``WireJSON`` for what it leaves to Foundation).
+///
+/// Containers are written as they are used: opening a container writes its bracket, each
+/// element goes out as it is encoded, and a container closes when its value's `encode(to:)`
+/// returns or when its parent writes its next element. Codable allows more (writing into a
+/// nested container after the parent moved on, asking for a second container for one value,
+/// encoding a key twice); those need Foundation's tree, so they are detected and refused with
+/// ``WireJSONUnsupported``.
+final class WireJSONEncoder {
+    // All state is in one struct, changed through its methods, each one short access to this
+    // property that never calls out to other code (the value's `encode(to:)` runs between
+    // accesses, never inside one), and an encoder is used by one thread at a time. Accesses can
+    // therefore never overlap, and the dynamic exclusivity checks, which cost more than a tenth
+    // of an encoding, are turned off for this property.
+    @exclusivity(unchecked) private var state = WireJSONEncoderState()
+
+    private init() {}
+
+    static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        let encoder = WireJSONEncoder()
+        try encoder.encodeValue(value, key: nil)
+        return try encoder.state.finish()
+    }
+
+    /// Encodes a nested value (or the top-level one) at the current output position, after its
+    /// key or separator has been written.
+    func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
+        // Foundation formats these specially (dates as seconds, data as base64, ...).
+        if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
+            throw state.fail("\(Value.self) is left to Foundation")
+        }
+        let outer = state.beginValue(key: key)
+        defer { state.restoreValue(outer) }
+        try value.encode(to: self)
+        try state.endValue()
+    }
+
+    func refuse(_ reason: String) {
+        state.refuse(reason)
+    }
+
+    func fail(_ reason: String) -> WireJSONUnsupported {
+        state.fail(reason)
+    }
+
+    var pendingValueKey: (any CodingKey)? { state.pendingValueKey }
+
+    func open(keyed: Bool, key: (any CodingKey)?) -> (depth: Int, id: Int) {
+        state.open(keyed: keyed, key: key)
+    }
+
+    func openValueContainer(keyed: Bool) -> (depth: Int, id: Int) {
+        state.openValueContainer(keyed: keyed)
+    }
+
+    func beginMember(_ key: some CodingKey, depth: Int, id: Int) throws {
+        try state.beginMember(key.stringValue, depth: depth, id: id)
+    }
+
+    func beginElement(depth: Int, id: Int) throws -> Int {
+        try state.beginElement(depth: depth, id: id)
+    }
+
+    func beginSingleValue() throws {
+        try state.beginSingleValue()
+    }
+
+    func count(depth: Int, id: Int) -> Int {
+        state.count(depth: depth, id: id)
+    }
+
+    func codingPath(depth: Int?) -> [any CodingKey] {
+        state.codingPath(depth: depth)
+    }
+
+    func writeNull() {
+        state.output.append(contentsOf: "null")
+    }
+
+    func write(_ value: Bool) {
+        state.output.append(contentsOf: value ? "true" : "false")
+    }
+
+    func write(_ value: some FixedWidthInteger) {
+        state.output.appendInteger(value)
+    }
+
+    /// Foundation refuses NaN and the infinities (it throws; Foundation's coder produces that
+    /// error).
+    func write(_ value: Double) throws {
+        try state.writeDouble(value)
+    }
+
+    func writeString(_ value: String) {
+        state.output.appendString(value)
+    }
+}
+
+/// The state of a `WireJSONEncoder`: its output and its open containers.
+struct WireJSONEncoderState {
+    /// An open container.
+    struct Frame {
+        let isKeyed: Bool
+        /// Distinguishes this container from later ones at the same depth.
+        let id: Int
+        /// The key it was created for (nil at the top level), for `codingPath`.
+        let key: (any CodingKey)?
+        /// Where its keys start in `keyLog`.
+        let keyStart: Int
+        var count = 0
+    }
+
+    var output = JSONOutput()
+    private var frames: [Frame] = []
+    /// The keys written into the open keyed containers, each container's keys together, to
+    /// refuse a repeated key (Foundation keeps only the last value of a repeated key).
+    private var keyLog: [String] = []
+    private var nextFrameID = 0
+    /// Where the value being encoded starts: its depth and its first output byte.
+    private var valueDepth = 0
+    private var valueStart = 0
+    /// The key of the value being encoded, until its container records it.
+    private var valueKey: (any CodingKey)?
+    /// Set when something was refused where Codable gives no way to throw.
+    private var refusal: String?
+
+    /// Where a value started, saved while a nested value is encoded. (A struct, not a tuple: a
+    /// tuple holding an existential is copied through its generic metadata, which cost more than
+    /// the rest of saving it.)
+    struct ValueContext {
+        let depth: Int
+        let start: Int
+        let key: (any CodingKey)?
+    }
+
+    mutating func finish() throws -> [UInt8] {
+        if let refusal { throw WireJSONUnsupported(reason: refusal) }
+        // Foundation refuses a top-level value that encodes nothing.
+        guard output.bytes.count > 0 else { throw WireJSONUnsupported(reason: "the value encoded nothing") }
+        return output.bytes
+    }
+
+    // MARK: - Values
+
+    /// Starts a value at the current position; returns the enclosing value's context.
+    mutating func beginValue(key: (any CodingKey)?) -> ValueContext {
+        let outer = ValueContext(depth: valueDepth, start: valueStart, key: valueKey)
+        valueDepth = frames.count
+        valueStart = output.bytes.count
+        valueKey = key
+        return outer
+    }
+
+    /// Finishes the value that `encode(to:)` just wrote, closing its containers.
+    mutating func endValue() throws {
+        if let refusal { throw WireJSONUnsupported(reason: refusal) }
+        if frames.count == valueDepth && output.bytes.count == valueStart && valueDepth > 0 {
+            // A nested value that encoded nothing is an empty object in Foundation's output.
+            output.append(contentsOf: "{}")
+        }
+        close(downTo: valueDepth)
+    }
+
+    mutating func restoreValue(_ outer: ValueContext) {
+        valueDepth = outer.depth
+        valueStart = outer.start
+        valueKey = outer.key
+    }
+
+    mutating func refuse(_ reason: String) {
+        if refusal == nil { refusal = reason }
+    }
+
+    /// Refuses the whole value: even if the caller's code catches this error and goes on, the
+    /// result is discarded for Foundation's.
+    mutating func fail(_ reason: String) -> WireJSONUnsupported {
+        refuse(reason)
+        return WireJSONUnsupported(reason: reason)
+    }
+
+    /// The key of the value being encoded, while it has no container yet.
+    var pendingValueKey: (any CodingKey)? { frames.count == valueDepth ? valueKey : nil }
+
+    mutating func writeDouble(_ value: Double) throws {
+        guard output.appendDouble(value) else { throw fail("\(value) is not valid JSON") }
+    }
+
+    // MARK: - Containers
+
+    /// Opens a container for the value being encoded, or for a nested container of an open one.
+    mutating func open(keyed: Bool, key: (any CodingKey)?) -> (depth: Int, id: Int) {
+        output.append(keyed ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        let id = nextFrameID
+        nextFrameID += 1
+        // Room for typical nesting and key counts at once, rather than growing one by one.
+        if frames.capacity == 0 { frames.reserveCapacity(8) }
+        if keyed && keyLog.capacity == 0 { keyLog.reserveCapacity(16) }
+        frames.append(Frame(isKeyed: keyed, id: id, key: key, keyStart: keyLog.count))
+        return (frames.count - 1, id)
+    }
+
+    /// Opens the container that a value's `encode(to:)` asked the encoder for.
+    mutating func openValueContainer(keyed: Bool) -> (depth: Int, id: Int) {
+        guard frames.count == valueDepth, output.bytes.count == valueStart else {
+            refuse("a value asked for a second container")
+            return (-1, -1)
+        }
+        return open(keyed: keyed, key: valueKey)
+    }
+
+    /// Checks that a container may still be written to, closing its nested containers.
+    private mutating func use(depth: Int, id: Int) throws {
+        if let refusal { throw WireJSONUnsupported(reason: refusal) }
+        guard depth >= valueDepth, depth < frames.count, frames[depth].id == id else {
+            throw fail("a container was used after it was closed")
+        }
+        close(downTo: depth + 1)
+    }
+
+    private mutating func close(downTo depth: Int) {
+        while frames.count > depth {
+            let frame = frames.removeLast()
+            output.append(frame.isKeyed ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            if frame.isKeyed { keyLog.removeSubrange(frame.keyStart...) }
+        }
+    }
+
+    /// Writes the separator and `"key":` for the next member of a keyed container.
+    mutating func beginMember(_ name: String, depth: Int, id: Int) throws {
+        try use(depth: depth, id: id)
+        let start = frames[depth].keyStart
+        for index in start..<keyLog.count where keyLog[index] == name {
+            throw fail("the key \"\(name)\" was encoded twice")
+        }
+        keyLog.append(name)
+        if frames[depth].count > 0 { output.append(UInt8(ascii: ",")) }
+        frames[depth].count += 1
+        output.appendString(name)
+        output.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes the separator before the next element of an unkeyed container; returns its index.
+    mutating func beginElement(depth: Int, id: Int) throws -> Int {
+        try use(depth: depth, id: id)
+        let index = frames[depth].count
+        if index > 0 { output.append(UInt8(ascii: ",")) }
+        frames[depth].count += 1
+        return index
+    }
+
+    /// Checks that a single value container may write the value being encoded.
+    mutating func beginSingleValue() throws {
+        if let refusal { throw WireJSONUnsupported(reason: refusal) }
+        guard frames.count == valueDepth, output.bytes.count == valueStart else {
+            throw fail("a single value container was written twice")
+        }
+    }
+
+    func count(depth: Int, id: Int) -> Int {
+        depth >= 0 && depth < frames.count && frames[depth].id == id ? frames[depth].count : 0
+    }
+
+    /// The coding path of a container at `depth`, or of the value being encoded (`depth` nil).
+    func codingPath(depth: Int?) -> [any CodingKey] {
+        let frameCount = depth.map { min($0 + 1, frames.count) } ?? frames.count
+        var path: [any CodingKey] = []
+        for frame in frames[..<frameCount] {
+            if let key = frame.key { path.append(key) }
+        }
+        if depth == nil, frames.count == valueDepth, let valueKey { path.append(valueKey) }
+        return path
+    }
+}
+
+extension WireJSONEncoder: Encoder {
+    var codingPath: [any CodingKey] { codingPath(depth: nil) }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let (depth, id) = openValueContainer(keyed: true)
+        return KeyedEncodingContainer(WireJSONKeyedEncodingContainer<Key>(encoder: self, depth: depth, id: id))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let (depth, id) = openValueContainer(keyed: false)
+        return WireJSONUnkeyedEncodingContainer(encoder: self, depth: depth, id: id)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        WireJSONSingleValueEncodingContainer(encoder: self)
+    }
+}
