@@ -151,6 +151,20 @@ struct CloudEventTests {
         }
     }
 
+    @Test("Every truncation of a message is a CloudEventError, never a read past its end")
+    func truncations() {
+        // Long attribute values, so that the eight-byte scans run up to every possible end.
+        let event = CloudEvent(
+            id: String(repeating: "i", count: 37), source: "app/" + String(repeating: "s", count: 29),
+            type: "order.placed", subject: "caf\u{E9} \"quoted\"", time: Date(timeIntervalSince1970: 1_700_000_000.25),
+            data: Array(#"{"body":"0123456789abcdefghij\\n","n":[1,2.5,true,null]}"#.utf8))
+        let valid = event.jsonBytes()
+        #expect((try? CloudEvent(json: valid)) == event)
+        for length in 0..<valid.count {
+            #expect(throws: CloudEventError.self) { try CloudEvent(json: Array(valid[..<length])) }
+        }
+    }
+
     @Test("Random and mutated bytes never crash the reader: each is an event or a CloudEventError")
     func fuzz() {
         var generator = SeededGenerator(seed: 0x5EED)

@@ -367,6 +367,19 @@ struct WireJSONTests {
         #expect(fastDecodes > 300, "subnormal doubles are left to Foundation, little else")
     }
 
+    @Test("Every truncation of a document fails to decode, as it does in Foundation")
+    func truncations() throws {
+        var generator = SeededGenerator(seed: 0x7A11)
+        for _ in 0..<20 {
+            let bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
+            for length in 0..<bytes.count {
+                let prefix = Array(bytes[..<length])
+                #expect((try? WireJSONDecoder.decode(WireRandom.self, from: prefix)) == nil)
+                #expect((try? JSONDecoder().decode(WireRandom.self, from: Data(prefix))) == nil)
+            }
+        }
+    }
+
     @Test("Randomly mutated documents decode exactly when Foundation decodes them, to the same value")
     func mutatedDocuments() throws {
         var generator = SeededGenerator(seed: 0xF022)
