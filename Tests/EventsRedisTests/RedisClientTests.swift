@@ -143,7 +143,10 @@ struct RedisClientTests {
                 return
             }
         }
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Three refused connects and two short backoffs take milliseconds; the bound only proves
+        // that the client gave up instead of retrying forever, with room for a loaded machine
+        // (2.2 s was seen under the thread sanitizer with the whole suite running in parallel).
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test("reports rejected credentials at once")
