@@ -59,6 +59,57 @@ struct RedisBridgeTests {
         await bridgeB.stop()
     }
 
+    @Test(
+        "One way: an outgoing bridge publishes without reading, an incoming one receives without publishing",
+        arguments: [RedisBridge.Mode.pubSub, .stream])
+    func oneWayCarrying(mode: RedisBridge.Mode) async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let shopCenter = EventCenter()
+        let workerCenter = EventCenter()
+        let shop = RedisBridge(
+            center: shopCenter, configuration: bridgeConfiguration(server, source: "shop", errors: errors))
+        let worker = RedisBridge(
+            center: workerCenter, configuration: bridgeConfiguration(server, source: "worker", errors: errors))
+        try shop.carry(ShipmentSent.self, mode: mode, direction: .outgoing)
+        try worker.carry(ShipmentSent.self, mode: mode, direction: .incoming)
+        try await worker.start()
+        try await shop.start()
+
+        let atShop = Log<String>()
+        let atWorker = Log<String>()
+        let shopListener = shopCenter.listen(to: ShipmentSent.self) { atShop.append($0.orderID) }
+        let workerListener = workerCenter.listen(to: ShipmentSent.self) { atWorker.append($0.orderID) }
+        workerCenter.dispatch(ShipmentSent(orderID: "W-1"))  // stays in the worker
+        shopCenter.dispatch(ShipmentSent(orderID: "S-1"))
+        await shop.flush()
+        #expect(await eventually { atWorker.values == ["W-1", "S-1"] })
+
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(atShop.values == ["S-1"], "the shop receives nothing")
+        #expect(shop.statistics.published == 1)
+        #expect(shop.statistics.ownEventsSkipped == 0, "the shop does not read its own event back")
+        #expect(worker.statistics.published == 0)
+        #expect(worker.statistics.delivered == 1)
+
+        // What Redis sees: one reader (the worker), and only the shop's event.
+        let client = RedisClient(server.configuration)
+        let key = RedisArgument("test:" + ShipmentSent.wireName)
+        switch mode {
+        case .pubSub:
+            let subscribers = try await client.send("PUBSUB", "NUMSUB", key)
+            #expect(subscribers.array?.last?.int == 1)
+        case .stream:
+            #expect(try await client.send("XLEN", key).int == 1)
+            #expect(try await client.send("XINFO", "GROUPS", key).array?.count == 1)
+        }
+        #expect(errors.all.isEmpty)
+        client.close()
+        _ = (shopListener, workerListener)
+        await shop.stop()
+        await worker.stop()
+    }
+
     @Test("Named events cross with and without data")
     func namedEventsCross() async throws {
         let server = try RedisServer()

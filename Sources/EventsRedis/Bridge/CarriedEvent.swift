@@ -6,6 +6,8 @@ import Events
 struct CarriedEvent: Sendable {
     let wireType: String
     let mode: RedisBridge.Mode
+    /// Whether local dispatches are published and whether Redis is read, set by `carry`.
+    var direction = RedisBridge.Direction.both
     /// The channel or stream key.
     let key: String
     /// Starts the local listener that hands each locally dispatched event to `outbound`.

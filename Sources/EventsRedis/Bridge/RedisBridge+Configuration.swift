@@ -15,6 +15,29 @@ extension RedisBridge {
         case stream
     }
 
+    /// Which way an event crosses between this process and Redis.
+    ///
+    /// ```swift
+    /// try bridge.carry(OrderPlaced.self, mode: .stream, direction: .outgoing)   // the shop publishes
+    /// try worker.carry(OrderPlaced.self, mode: .stream, direction: .incoming)   // a worker consumes
+    /// ```
+    public enum Direction: Sendable, Hashable {
+        /// Local dispatches are published, and events from other processes are dispatched
+        /// locally (the default): every instance hears every event, as listeners do in one
+        /// process.
+        case both
+        /// Local dispatches are published; nothing is received. The bridge neither subscribes
+        /// to the channel nor reads the stream, so a process that only produces an event pays
+        /// nothing for receiving it (not even for skipping its own events coming back).
+        case outgoing
+        /// Events from other processes are dispatched locally; local dispatches of the event
+        /// stay local.
+        case incoming
+
+        var publishes: Bool { self != .incoming }
+        var receives: Bool { self != .outgoing }
+    }
+
     /// Settings of a ``RedisBridge``.
     ///
     /// ```swift

@@ -43,6 +43,9 @@ import Events
 ///   Trimming never removes an entry a group has not acknowledged.
 /// - **Errors** never stop the bridge: they go to ``Configuration/errorHandler`` and are
 ///   counted in ``statistics``. A message that cannot be delivered is acknowledged and skipped.
+/// - **Both ways by default.** Every instance that carries an event publishes it and receives
+///   it. A process that only produces (or only consumes) an event says so with
+///   `carry(_:mode:direction:)` (see ``Direction``) and skips the other half.
 /// - Register every event with `carry` before ``start()``.
 public final class RedisBridge: Sendable {
     private enum Phase {
@@ -130,7 +133,27 @@ public final class RedisBridge: Sendable {
         try add(.named(name, data: data, mode: mode, key: configuration.keyPrefix + name.rawValue))
     }
 
-    private func add(_ event: CarriedEvent) throws(RedisBridgeError) {
+    /// Carries the events of type `type` in `mode`, only one way or both (see ``Direction``).
+    public func carry<E: RemoteEvent>(_ type: E.Type, mode: Mode, direction: Direction) throws(RedisBridgeError) {
+        try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName), direction: direction)
+    }
+
+    /// Carries named events that have no data, only one way or both (see ``Direction``).
+    public func carry(_ name: EventName, mode: Mode, direction: Direction) throws(RedisBridgeError) {
+        try add(.named(name, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
+    }
+
+    /// Carries named events whose data is a `Value`, only one way or both (see ``Direction``).
+    public func carry<Value: Codable & Sendable>(
+        _ name: EventName, data: Value.Type, mode: Mode, direction: Direction
+    ) throws(RedisBridgeError) {
+        try add(
+            .named(name, data: data, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
+    }
+
+    private func add(_ event: CarriedEvent, direction: Direction = .both) throws(RedisBridgeError) {
+        var event = event
+        event.direction = direction
         let failure: RedisBridgeError? = lock.withLock {
             guard state.phase == .idle else { return .alreadyStarted }
             guard state.carried[event.wireType] == nil else { return .duplicateWireName(event.wireType) }
@@ -157,11 +180,15 @@ public final class RedisBridge: Sendable {
         guard let carried else { throw .alreadyStarted }
 
         let report = configuration.errorHandler
+        let received = carried.filter { $0.value.direction.receives }
+        let published = carried.values.filter { $0.direction.publishes }
         let inbound = Inbound(
-            center: center, source: configuration.source, ownIDPrefix: outbound.idPrefix, carried: carried,
+            center: center, source: configuration.source, ownIDPrefix: outbound.idPrefix, carried: received,
             deduplicationWindow: configuration.deduplicationWindow, counters: counters, report: report)
-        let streamKeys = carried.values.filter { $0.mode == .stream }.map(\.key).sorted()
-        let channels = carried.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
+        let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
+        let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
+        let publishesStreams = published.contains { $0.mode == .stream }
+        let publishesPubSub = published.contains { $0.mode == .pubSub }
         var clients: [RedisClient] = []
         var consumerTask: Task<Void, Never>?
         var subscriber: RedisSubscriber?
@@ -177,7 +204,8 @@ public final class RedisBridge: Sendable {
                     counters: counters, report: report)
                 try await consumer.createGroups()
                 consumerTask = Task.detached { await consumer.run() }
-
+            }
+            if publishesStreams {
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
                 publishers.append(
@@ -190,7 +218,8 @@ public final class RedisBridge: Sendable {
                     configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
                     report: report)
                 subscriber = receiver.subscriber
-
+            }
+            if publishesPubSub {
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
                 publishers.append(
@@ -214,7 +243,7 @@ public final class RedisBridge: Sendable {
             publisher.kick()
         }
         // Listen last: from here on local dispatches are published.
-        let subscriptions = carried.values.map { $0.listen(center, outbound) }
+        let subscriptions = published.map { $0.listen(center, outbound) }
         lock.withLock {
             state.phase = .running
             state.subscriptions = subscriptions

@@ -255,7 +255,8 @@ private final class RawStream: RawPath {
     }
 }
 
-/// Two centers joined by two bridges; a listener on the receiving center reports arrivals.
+/// Two centers joined by two bridges, one publishing and one receiving; a listener on the
+/// receiving center reports arrivals.
 @MainActor
 private final class BridgePath: RedisPath {
     let arrivals = Arrivals()
@@ -277,10 +278,12 @@ private final class BridgePath: RedisPath {
         }
         sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
         receiver = RedisBridge(center: receiving, configuration: configuration("bench/receiver"))
-        for bridge in [sender, receiver] {
+        // One way, as on the raw path (a publishing client, a reading one): the sender does not
+        // subscribe to what it publishes, nor the receiver publish.
+        for (bridge, direction) in [(receiver, RedisBridge.Direction.incoming), (sender, .outgoing)] {
             switch mode {
-            case .pubSub: try bridge.carry(BenchPing.self, mode: .pubSub)
-            case .stream: try bridge.carry(BenchStreamPing.self, mode: .stream)
+            case .pubSub: try bridge.carry(BenchPing.self, mode: .pubSub, direction: direction)
+            case .stream: try bridge.carry(BenchStreamPing.self, mode: .stream, direction: direction)
             }
             try await bridge.start()
         }
