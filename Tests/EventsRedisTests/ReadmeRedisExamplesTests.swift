@@ -53,4 +53,30 @@ struct ReadmeRedisExamplesTests {
         await bridge.stop()
         await other.stop()
     }
+
+    @Test("The README's one-way example: the shop publishes, the worker consumes")
+    func oneWayExample() async throws {
+        let server = try RedisServer()
+        let redis = RedisConfiguration(host: "127.0.0.1", port: server.port)
+        let shopCenter = EventCenter()
+        let workerCenter = EventCenter()
+        let bridge = RedisBridge(center: shopCenter, configuration: .init(redis: redis, source: "shop/api-1"))
+        let worker = RedisBridge(center: workerCenter, configuration: .init(redis: redis, source: "worker-1"))
+
+        // README: "Across processes: the Redis bridge", one way
+        try bridge.carry(OrderPlaced.self, mode: .stream, direction: .outgoing)  // the shop publishes
+        try worker.carry(OrderPlaced.self, mode: .stream, direction: .incoming)  // a worker consumes
+
+        try await worker.start()
+        try await bridge.start()
+        let arrived = Log<String>()
+        let listener = workerCenter.listen(to: OrderPlaced.self) { arrived.append($0.orderID) }
+        shopCenter.dispatch(OrderPlaced(orderID: "A-1002"))
+        #expect(await eventually { arrived.values == ["A-1002"] })
+        #expect(bridge.statistics.published == 1)
+        #expect(worker.statistics.published == 0)
+        _ = listener
+        await bridge.stop()
+        await worker.stop()
+    }
 }
