@@ -83,7 +83,7 @@ struct RedisBridgeTests {
         workerCenter.dispatch(ShipmentSent(orderID: "W-1"))  // stays in the worker
         shopCenter.dispatch(ShipmentSent(orderID: "S-1"))
         await shop.flush()
-        #expect(await eventually { atWorker.values == ["W-1", "S-1"] })
+        #expect(await eventually(timeout: .seconds(20)) { atWorker.values == ["W-1", "S-1"] })
 
         try await Task.sleep(for: .milliseconds(300))
         #expect(atShop.values == ["S-1"], "the shop receives nothing")
