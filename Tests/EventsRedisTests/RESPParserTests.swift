@@ -177,7 +177,7 @@ struct RESPParserTests {
     }
 
     @Test("never traps on random or mutated input (fuzz, fixed seed)")
-    func fuzz() {
+    func fuzz() async {
         var random = SeededGenerator(seed: 0x5EED_0001)
         let alphabet = Array("+-:$*\r\n0123456789-?abc".utf8) + [0, 255]
         let valid: [[UInt8]] = [
@@ -187,6 +187,7 @@ struct RESPParserTests {
         let limits = RESPLimits(maxBulkBytes: 1024, maxArrayCount: 64, maxNesting: 8)
         var outcomes = (values: 0, errors: 0, incomplete: 0)
         for iteration in 0..<5000 {
+            await yieldNow(every: 200, at: iteration)
             var bytes: [UInt8]
             if iteration % 2 == 0 {
                 let length = Int.random(in: 0..<48, using: &random)

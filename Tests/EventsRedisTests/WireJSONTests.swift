@@ -351,10 +351,11 @@ struct WireJSONTests {
     }
 
     @Test("Randomized values: the fast encoder matches Foundation and the fast decoder reads Foundation's output")
-    func randomized() throws {
+    func randomized() async throws {
         var generator = SeededGenerator(seed: 0xC0DEC)
         var fastDecodes = 0
-        for _ in 0..<400 {
+        for round in 0..<400 {
+            await yieldNow(every: 20, at: round)
             let value = WireRandom.make(using: &generator)
             let foundation = Array(try JSONEncoder().encode(value))
             #expect(try canonicalJSON(WireJSONEncoder.encode(value)) == canonicalJSON(foundation))
@@ -368,9 +369,10 @@ struct WireJSONTests {
     }
 
     @Test("Every truncation of a document fails to decode, as it does in Foundation")
-    func truncations() throws {
+    func truncations() async throws {
         var generator = SeededGenerator(seed: 0x7A11)
-        for _ in 0..<20 {
+        for round in 0..<20 {
+            await yieldNow(every: 1, at: round)
             let bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
             for length in 0..<bytes.count {
                 let prefix = Array(bytes[..<length])
@@ -381,11 +383,12 @@ struct WireJSONTests {
     }
 
     @Test("Randomly mutated documents decode exactly when Foundation decodes them, to the same value")
-    func mutatedDocuments() throws {
+    func mutatedDocuments() async throws {
         var generator = SeededGenerator(seed: 0xF022)
         let alphabet = Array("{}[]\",:\\0123456789.eE+- \nabtrufn".utf8)
         var agreed = 0
         for round in 0..<3_000 {
+            await yieldNow(every: 50, at: round)
             var bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
             for _ in 0..<(1 + round % 3) where !bytes.isEmpty {
                 let position = Int.random(in: 0..<bytes.count, using: &generator)

@@ -10,3 +10,13 @@ func eventually(
     }
     return try await condition()
 }
+
+/// Lets other tests' tasks run every `every` iterations of a long CPU-bound loop.
+///
+/// Swift Testing runs tests in parallel on the cooperative pool, one thread per core (2 here). A
+/// fuzz loop that never suspends holds a pool thread for its whole run; two of them starved every
+/// Redis test for 10 s and more under the thread sanitizer, long enough for waits with a deadline
+/// to expire before the bridge's own tasks could run.
+func yieldNow(every: Int, at iteration: Int) async {
+    if iteration % every == every - 1 { await Task.yield() }
+}
