@@ -113,6 +113,39 @@ struct WireForgiving: Decodable, Equatable {
     }
 }
 
+/// Throws from its `encode(to:)`, before writing anything or after writing a member.
+struct WireThrowing: Encodable {
+    struct Refused: Error {}
+    enum Keys: CodingKey { case x }
+    var writesFirst: Bool
+    func encode(to encoder: any Encoder) throws {
+        if writesFirst {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(1, forKey: .x)
+        }
+        throw Refused()
+    }
+}
+
+/// Swallows the error of a member or an element and goes on: Foundation leaves it out.
+struct WireSwallowsError: Encodable {
+    enum Keys: CodingKey { case a, b }
+    var inner: WireThrowing
+    var unkeyed: Bool
+    func encode(to encoder: any Encoder) throws {
+        if unkeyed {
+            var container = encoder.unkeyedContainer()
+            try container.encode(1)
+            try? container.encode(inner)
+            try container.encode(2)
+        } else {
+            var container = encoder.container(keyedBy: Keys.self)
+            try? container.encode(inner, forKey: .a)
+            try container.encode(2, forKey: .b)
+        }
+    }
+}
+
 // MARK: - Helpers
 
 /// The JSON text with every object's members sorted by name; everything else as written.
@@ -300,6 +333,16 @@ struct WireJSONTests {
         #expect(throws: EncodingError.self) { try WireJSON.encode([Double.infinity]) }
         #expect(throws: EncodingError.self) { try WireJSON.encode(WireEncodesNothing()) }
         #expect(try WireJSON.encode(WireHolder(value: WireEncodesNothing())) == Array(#"{"value":{}}"#.utf8))
+    }
+
+    @Test(
+        "A member or element whose encode(to:) throws, caught by its container's owner, is left out as Foundation does",
+        arguments: [false, true], [false, true])
+    func swallowedEncodingError(unkeyed: Bool, writesFirst: Bool) throws {
+        let value = WireSwallowsError(inner: WireThrowing(writesFirst: writesFirst), unkeyed: unkeyed)
+        let wire = try WireJSON.encode(value)
+        #expect(try canonicalJSON(wire) == canonicalJSON(Array(try JSONEncoder().encode(value))))
+        #expect(String(decoding: wire, as: UTF8.self) == (unkeyed ? "[1,2]" : #"{"b":2}"#))
     }
 
     @Test("Input Foundation accepts in forms the fast path leaves to it decodes to Foundation's value")

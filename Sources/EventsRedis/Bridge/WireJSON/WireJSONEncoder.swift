@@ -34,7 +34,15 @@ final class WireJSONEncoder {
         }
         let outer = state.beginValue(key: key)
         defer { state.restoreValue(outer) }
-        try value.encode(to: self)
+        do {
+            try value.encode(to: self)
+        } catch {
+            // The value's own error: its key or separator and whatever it wrote are already
+            // out, and a caller that catches the error and goes on would leave invalid JSON
+            // (Foundation leaves the member out). Refuse, so Foundation codes the whole value.
+            state.refuse("a value threw \(error)")
+            throw error
+        }
         try state.endValue()
     }
 
