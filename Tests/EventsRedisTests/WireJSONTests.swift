@@ -345,6 +345,28 @@ struct WireJSONTests {
         #expect(String(decoding: wire, as: UTF8.self) == (unkeyed ? "[1,2]" : #"{"b":2}"#))
     }
 
+    @Test("A large object decodes in time linear in its members, as in Foundation (a dictionary from Redis)")
+    func largeObject() throws {
+        let dictionary = Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("key \($0)", $0) })
+        let bytes = Array(try JSONEncoder().encode(dictionary))
+        let start = ContinuousClock.now
+        let decoded = try WireJSONDecoder.decode([String: Int].self, from: bytes)
+        let elapsed = ContinuousClock.now - start
+        #expect(decoded == dictionary)
+        // Linear: a few milliseconds here (Foundation: about as much). A lookup per key that
+        // scans every member took about ten seconds.
+        #expect(elapsed < .seconds(2))
+        // Repeated names are still refused in large objects, even when they differ as bytes.
+        var repeated = (0..<20).map { "\"k\($0)\":\($0)" }
+        repeated.append(#""k\u0031":1"#)
+        #expect(throws: WireJSONUnsupported.self) {
+            try WireJSONDecoder.decode([String: Int].self, from: Array("{\(repeated.joined(separator: ","))}".utf8))
+        }
+        #expect(
+            try WireJSON.decode([String: Int].self, from: Array("{\(repeated.joined(separator: ","))}".utf8)).count
+                == 20)
+    }
+
     @Test("Input Foundation accepts in forms the fast path leaves to it decodes to Foundation's value")
     func lenientForms() throws {
         let cases: [(String, Int)] = [
