@@ -56,6 +56,21 @@ struct CloudEventTests {
         #expect(event.dataContentType == nil)
     }
 
+    @Test("A message with thousands of extension attributes is read in linear time, and a repeated one is refused")
+    func manyExtensionAttributes() throws {
+        let extensions = (0..<5_000).map { "\"ext\($0)\":1" }
+        let message = #"{"specversion":"1.0","id":"1","source":"s","type":"t","# + extensions.joined(separator: ",")
+        let start = ContinuousClock.now
+        let event = try CloudEvent(json: Array((message + "}").utf8))
+        // Linear: milliseconds. Comparing each name with every earlier one took minutes.
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(event.id == "1")
+        // A repeat far down the list, spelled with an escape, is still found.
+        #expect(throws: CloudEventError.self) {
+            try CloudEvent(json: Array((message + #","ext\u0034999":2}"#).utf8))
+        }
+    }
+
     @Test("Escaped member names are matched by their text, and extension attributes of any kind are skipped")
     func escapedNamesAndExtensions() throws {
         let json = #"""

@@ -113,6 +113,56 @@ struct WireForgiving: Decodable, Equatable {
     }
 }
 
+/// Throws from its `encode(to:)`, before writing anything or after writing a member.
+struct WireThrowing: Encodable {
+    struct Refused: Error {}
+    enum Keys: CodingKey { case x }
+    var writesFirst: Bool
+    func encode(to encoder: any Encoder) throws {
+        if writesFirst {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(1, forKey: .x)
+        }
+        throw Refused()
+    }
+}
+
+/// Swallows the error of a member or an element and goes on: Foundation leaves it out.
+struct WireSwallowsError: Encodable {
+    enum Keys: CodingKey { case a, b }
+    var inner: WireThrowing
+    var unkeyed: Bool
+    func encode(to encoder: any Encoder) throws {
+        if unkeyed {
+            var container = encoder.unkeyedContainer()
+            try container.encode(1)
+            try? container.encode(inner)
+            try container.encode(2)
+        } else {
+            var container = encoder.container(keyedBy: Keys.self)
+            try? container.encode(inner, forKey: .a)
+            try container.encode(2, forKey: .b)
+        }
+    }
+}
+
+/// Encodes `count` keys `k0`, `k1`, ... and then `k\(repeating)` again, with the value -1.
+struct WireManyKeys: Encodable {
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    var count: Int
+    var repeating: Int
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for index in 0..<count { try container.encode(index, forKey: Key(stringValue: "k\(index)")) }
+        try container.encode(-1, forKey: Key(stringValue: "k\(repeating)"))
+    }
+}
+
 // MARK: - Helpers
 
 /// The JSON text with every object's members sorted by name; everything else as written.
@@ -300,6 +350,53 @@ struct WireJSONTests {
         #expect(throws: EncodingError.self) { try WireJSON.encode([Double.infinity]) }
         #expect(throws: EncodingError.self) { try WireJSON.encode(WireEncodesNothing()) }
         #expect(try WireJSON.encode(WireHolder(value: WireEncodesNothing())) == Array(#"{"value":{}}"#.utf8))
+    }
+
+    @Test(
+        "A member or element whose encode(to:) throws, caught by its container's owner, is left out as Foundation does",
+        arguments: [false, true], [false, true])
+    func swallowedEncodingError(unkeyed: Bool, writesFirst: Bool) throws {
+        let value = WireSwallowsError(inner: WireThrowing(writesFirst: writesFirst), unkeyed: unkeyed)
+        let wire = try WireJSON.encode(value)
+        #expect(try canonicalJSON(wire) == canonicalJSON(Array(try JSONEncoder().encode(value))))
+        #expect(String(decoding: wire, as: UTF8.self) == (unkeyed ? "[1,2]" : #"{"b":2}"#))
+    }
+
+    @Test("A large object decodes in time linear in its members, as in Foundation (a dictionary from Redis)")
+    func largeObject() throws {
+        let dictionary = Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("key \($0)", $0) })
+        let bytes = Array(try JSONEncoder().encode(dictionary))
+        let start = ContinuousClock.now
+        let decoded = try WireJSONDecoder.decode([String: Int].self, from: bytes)
+        let elapsed = ContinuousClock.now - start
+        #expect(decoded == dictionary)
+        // Linear: a few milliseconds here (Foundation: about as much). A lookup per key that
+        // scans every member took about ten seconds.
+        #expect(elapsed < .seconds(2))
+        // Repeated names are still refused in large objects, even when they differ as bytes.
+        var repeated = (0..<20).map { "\"k\($0)\":\($0)" }
+        repeated.append(#""k\u0031":1"#)
+        #expect(throws: WireJSONUnsupported.self) {
+            try WireJSONDecoder.decode([String: Int].self, from: Array("{\(repeated.joined(separator: ","))}".utf8))
+        }
+        #expect(
+            try WireJSON.decode([String: Int].self, from: Array("{\(repeated.joined(separator: ","))}".utf8)).count
+                == 20)
+    }
+
+    @Test("A large object encodes in time linear in its members, as in Foundation")
+    func largeObjectEncoding() throws {
+        let dictionary = Dictionary(uniqueKeysWithValues: (0..<20_000).map { ("key \($0)", $0) })
+        let start = ContinuousClock.now
+        let encoded = try WireJSONEncoder.encode(dictionary)
+        let elapsed = ContinuousClock.now - start
+        #expect(try JSONDecoder().decode([String: Int].self, from: Data(encoded)) == dictionary)
+        // Linear: a few milliseconds here. Comparing each key with every earlier one took seconds.
+        #expect(elapsed < .seconds(2))
+        // A key repeated after many others is still refused, and Foundation keeps the last value.
+        let repeated = WireManyKeys(count: 40, repeating: 3)
+        #expect(throws: WireJSONUnsupported.self) { try WireJSONEncoder.encode(repeated) }
+        #expect(try JSONDecoder().decode([String: Int].self, from: Data(try WireJSON.encode(repeated)))["k3"] == -1)
     }
 
     @Test("Input Foundation accepts in forms the fast path leaves to it decodes to Foundation's value")

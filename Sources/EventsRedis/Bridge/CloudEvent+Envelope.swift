@@ -43,6 +43,7 @@ extension CloudEvent {
             scanner.skipWhitespace()
             try scanner.expect(UInt8(ascii: "{"))
             var extensionNames: [JSONScanner.StringToken] = []
+            var manyExtensionNames: Set<String>?
             var first = true
             while let name = try scanner.nextMemberName(first: first) {
                 first = false
@@ -54,7 +55,7 @@ extension CloudEvent {
                             offset: name.content.upperBound + 1)
                     }
                 } else {
-                    try Self.recordExtension(name, in: &extensionNames, scanner: scanner)
+                    try Self.recordExtension(name, in: &extensionNames, &manyExtensionNames, scanner: scanner)
                 }
                 let valueStart = scanner.index
                 let value: Attribute
@@ -142,15 +143,30 @@ extension CloudEvent {
             }
         }
 
-        /// Remembers an extension attribute's name, failing if it appeared before.
+        /// Remembers an extension attribute's name, failing if it appeared before. The first few
+        /// names are compared one by one; past 16 they go to a set (`many`), so that a message
+        /// with thousands of extension attributes is not quadratic to scan.
         private static func recordExtension(
-            _ name: JSONScanner.StringToken, in names: inout [JSONScanner.StringToken], scanner: JSONScanner
+            _ name: JSONScanner.StringToken, in names: inout [JSONScanner.StringToken], _ many: inout Set<String>?,
+            scanner: JSONScanner
         ) throws(JSONScanner.Failure) {
-            for earlier in names where sameName(earlier, name, in: scanner) {
+            if many == nil {
+                for earlier in names where sameName(earlier, name, in: scanner) {
+                    throw JSONScanner.Failure(
+                        message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1
+                    )
+                }
+                if names.count < 16 {
+                    names.append(name)
+                    return
+                }
+                many = Set(names.map { scanner.string($0) })
+            }
+            // Names compare as Swift strings, here as in `sameName`.
+            guard many!.insert(scanner.string(name)).inserted else {
                 throw JSONScanner.Failure(
                     message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1)
             }
-            names.append(name)
         }
 
         /// Names compare as Swift strings do; plain ASCII names are compared by bytes, which

@@ -13,6 +13,9 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     let decoder: WireJSONDecoder
     let members: [Member]
+    /// The value offsets by member name, for objects with more than a few members: looking a
+    /// key up by scanning the members made decoding a dictionary quadratic in its size.
+    let offsetsByName: [String: Int]?
     /// How many of the decoder's keys lead to this container's value, and the keys of the
     /// nested containers between that value and this container.
     let pathDepth: Int
@@ -38,19 +41,23 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             }
         }
         self.members = members
-        if Self.hasRepeatedName(members, decoder) {
-            // Foundation keeps one of them; which one is its business.
-            throw decoder.fail("an object repeats a member name")
+        if members.count > 16 {
+            // Names compare as Swift strings, as in Foundation's dictionary.
+            var offsets = [String: Int](minimumCapacity: members.count)
+            for member in members where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
+                // Foundation keeps one of them; which one is its business.
+                throw decoder.fail("an object repeats a member name")
+            }
+            offsetsByName = offsets
+        } else {
+            offsetsByName = nil
+            if Self.hasRepeatedName(members, decoder) { throw decoder.fail("an object repeats a member name") }
         }
     }
 
+    /// Whether two of a few members have the same name.
     private static func hasRepeatedName(_ members: [Member], _ decoder: WireJSONDecoder) -> Bool {
         guard members.count > 1 else { return false }
-        if members.count > 16 {
-            var names = Set<String>()
-            for member in members where !names.insert(decoder.string(member.name)).inserted { return true }
-            return false
-        }
         for later in 1..<members.count {
             for earlier in 0..<later where sameName(members[earlier].name, members[later].name, decoder) {
                 return true
@@ -83,6 +90,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     /// Where the value for `key` starts, found by comparing bytes when both names are plain
     /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares).
     private func offset(for key: Key) -> Int? {
+        if let offsetsByName { return offsetsByName[key.stringValue] }
         var name = key.stringValue
         return name.withUTF8 { keyBytes -> Int? in
             let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }

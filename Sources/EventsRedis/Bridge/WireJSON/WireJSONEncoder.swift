@@ -34,7 +34,15 @@ final class WireJSONEncoder {
         }
         let outer = state.beginValue(key: key)
         defer { state.restoreValue(outer) }
-        try value.encode(to: self)
+        do {
+            try value.encode(to: self)
+        } catch {
+            // The value's own error: its key or separator and whatever it wrote are already
+            // out, and a caller that catches the error and goes on would leave invalid JSON
+            // (Foundation leaves the member out). Refuse, so Foundation codes the whole value.
+            state.refuse("a value threw \(error)")
+            throw error
+        }
         try state.endValue()
     }
 
@@ -111,6 +119,10 @@ struct WireJSONEncoderState {
         /// Where its keys start in `keyLog`.
         let keyStart: Int
         var count = 0
+        /// Its keys once it has more than a few, so that finding a repeated key is not a scan
+        /// of all of them (which made encoding a dictionary quadratic in its size); its later
+        /// keys go here rather than to `keyLog`.
+        var names: Set<String>? = nil
     }
 
     var output = JSONOutput()
@@ -231,11 +243,23 @@ struct WireJSONEncoderState {
     /// Writes the separator and `"key":` for the next member of a keyed container.
     mutating func beginMember(_ name: String, depth: Int, id: Int) throws {
         try use(depth: depth, id: id)
-        let start = frames[depth].keyStart
-        for index in start..<keyLog.count where keyLog[index] == name {
-            throw fail("the key \"\(name)\" was encoded twice")
+        if frames[depth].names != nil {
+            guard frames[depth].names!.insert(name).inserted else {
+                throw fail("the key \"\(name)\" was encoded twice")
+            }
+        } else {
+            let start = frames[depth].keyStart
+            for index in start..<keyLog.count where keyLog[index] == name {
+                throw fail("the key \"\(name)\" was encoded twice")
+            }
+            if keyLog.count - start < 16 {
+                keyLog.append(name)
+            } else {
+                var names = Set(keyLog[start...])
+                names.insert(name)
+                frames[depth].names = names
+            }
         }
-        keyLog.append(name)
         if frames[depth].count > 0 { output.append(UInt8(ascii: ",")) }
         frames[depth].count += 1
         output.appendString(name)
