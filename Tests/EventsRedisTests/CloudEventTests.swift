@@ -223,6 +223,18 @@ struct RFC3339Tests {
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: -1.5)) == "1969-12-31T23:59:58.500Z")
     }
 
+    @Test("Times RFC 3339 cannot write are clamped to its range, never a crash")
+    func clampsUnwritableTimes() throws {
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: .infinity)) == "9999-12-31T23:59:59.999Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1e300)) == "9999-12-31T23:59:59.999Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: -.infinity)) == "0000-01-01T00:00:00.000Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
+        #expect(RFC3339.string(from: .distantFuture) == "4001-01-01T00:00:00.000Z")
+        let event = CloudEvent(id: "1", source: "s", type: "t", time: Date(timeIntervalSince1970: .infinity))
+        let read = try #require(try CloudEvent(json: event.jsonBytes()).time)
+        #expect(abs(read.timeIntervalSince1970 - 253_402_300_799.999) < 0.001)
+    }
+
     @Test("Parsing accepts offsets, fractions and lowercase separators")
     func parses() {
         #expect(RFC3339.date(from: "1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))

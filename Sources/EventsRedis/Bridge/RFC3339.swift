@@ -15,8 +15,13 @@ enum RFC3339 {
 
     /// Appends the timestamp's bytes (24 of them for years 0000-9999), digit by digit: the
     /// String concatenation this replaced cost more than the rest of a CloudEvent's encoding.
+    ///
+    /// A time RFC 3339 cannot write (before year 0000 or after 9999, infinite, or NaN) is
+    /// clamped to the nearest end of that range (NaN to 1970), never a crash.
     static func append(_ date: Date, to output: inout [UInt8]) {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let exact = date.timeIntervalSince1970 * 1000
+        let writable = exact.isNaN ? 0 : min(max(exact, Self.earliest), Self.latest)
+        let totalMilliseconds = Int64(writable.rounded(.down))
         let seconds = floorDivide(totalMilliseconds, 1000)
         let milliseconds = Int(totalMilliseconds - seconds * 1000)
         let days = floorDivide(seconds, 86_400)
@@ -37,6 +42,10 @@ enum RFC3339 {
         appendDigits(milliseconds, 3, to: &output)
         output.append(UInt8(ascii: "Z"))
     }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    private static let earliest: Double = -62_167_219_200_000
+    private static let latest: Double = 253_402_300_799_999
 
     /// `value` in decimal, zero-padded to at least `width` digits, without a temporary array.
     private static func appendDigits(_ value: Int, _ width: Int, to output: inout [UInt8]) {
