@@ -130,6 +130,19 @@ struct CloudEventTests {
         #expect(event.subject == "ü")
     }
 
+    @Test("Data nested as deep as Foundation decodes is kept; deeper is a typed error, not a crash")
+    func deeplyNestedData() throws {
+        func message(depth: Int) -> [UInt8] {
+            let data = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+            return Array((#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"# + data + "}").utf8)
+        }
+        // Foundation's JSONDecoder reads 512 levels and refuses 513.
+        let deep = try CloudEvent(json: message(depth: 512))
+        #expect(deep.data?.count == 1_025)
+        #expect(throws: CloudEventError.self) { try CloudEvent(json: message(depth: 513)) }
+        #expect(throws: CloudEventError.self) { try CloudEvent(json: message(depth: 100_000)) }
+    }
+
     @Test("A JSON string as data is kept as JSON text")
     func stringData() throws {
         let event = try CloudEvent(

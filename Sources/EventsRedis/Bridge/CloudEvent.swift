@@ -59,7 +59,10 @@ public struct CloudEvent: Sendable, Hashable {
     }
 
     private init(utf8 json: UnsafeBufferPointer<UInt8>) throws(CloudEventError) {
-        var scanner = JSONScanner(json)
+        // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
+        // Foundation could decode is never refused for its depth. Skipping recurses once per
+        // level, a few hundred bytes of stack each.
+        var scanner = JSONScanner(json, maxDepth: 513)
         let envelope: Envelope
         do {
             envelope = try Envelope(scanning: &scanner)
