@@ -363,59 +363,6 @@ struct JSONScanner {
     }
 }
 
-/// Appends `text` to `output` as a JSON string literal, quotes included.
-func appendJSONString(_ text: String, to output: inout [UInt8]) {
-    var text = text
-    // Most attribute values need no escaping: copy them whole.
-    let plain = text.withUTF8 { utf8 in
-        guard isPlainJSONText(utf8) else { return false }
-        output.append(UInt8(ascii: "\""))
-        output.append(contentsOf: utf8)
-        output.append(UInt8(ascii: "\""))
-        return true
-    }
-    if !plain { appendEscapedJSONString(text, to: &output) }
-}
-
-/// Whether text can go between JSON quotes as it is (no quote, backslash or control character).
-private func isPlainJSONText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-    var position = 0
-    while position + 8 <= utf8.count {
-        let word = EightBytes.load(utf8, at: position)
-        let stops =
-            EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
-            | EightBytes.equal(UInt8(ascii: "\\"), word)
-        if stops != 0 { return false }
-        position += 8
-    }
-    while position < utf8.count {
-        let byte = utf8[position]
-        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-        position += 1
-    }
-    return true
-}
-
-private func appendEscapedJSONString(_ text: String, to output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case 0..<0x20:
-            let hex = Array("0123456789abcdef".utf8)
-            output.append(contentsOf: Array("\\u00".utf8))
-            output.append(hex[Int(byte >> 4)])
-            output.append(hex[Int(byte & 0x0F)])
-        default: output.append(byte)
-        }
-    }
-    output.append(UInt8(ascii: "\""))
-}
-
 /// Tests on eight bytes at once, packed in a `UInt64` with the first byte in the low bits (the
 /// classic bit tricks). Each mask has a byte's high bit set where the test holds; a borrow can
 /// set bits above a byte that passes, never below it, so a mask is zero exactly when no byte

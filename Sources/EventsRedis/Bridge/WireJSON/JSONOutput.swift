@@ -45,63 +45,74 @@ struct JSONOutput {
         return true
     }
 
-    /// Where the text starting at `offset` next needs an escape (or its end); skips eight bytes
-    /// at a time where it can.
-    private static func endOfUnescaped(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
-        var position = offset
-        while position + 8 <= utf8.count {
-            let word = EightBytes.load(utf8, at: position)
-            let stops =
-                EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
-                | EightBytes.equal(UInt8(ascii: "\\"), word) | EightBytes.equal(UInt8(ascii: "/"), word)
-            if stops != 0 { return position + EightBytes.first(stops) }
-            position += 8
-        }
-        while position < utf8.count {
-            let byte = utf8[position]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") {
-                break
-            }
-            position += 1
-        }
-        return position
-    }
-
-    /// Writes a JSON string with Foundation's escaping: `"`, `\` and `/` are escaped, control
-    /// characters use the short escapes where JSON has them and `\u00xx` otherwise, everything
-    /// else (DEL and all non-ASCII text included) is written as is.
+    /// Writes a JSON string with Foundation's escaping (see `appendJSONString`, with `/`
+    /// escaped as Foundation escapes it).
     mutating func appendString(_ value: String) {
-        var text = value
-        text.withUTF8 { utf8 in
-            bytes.append(UInt8(ascii: "\""))
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                index = Self.endOfUnescaped(utf8, from: index)
-                guard index < utf8.count else { break }
-                let byte = utf8[index]
-                index += 1
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index - 1]))
-                runStart = index
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0..<0x20:
-                    let hex: StaticString = "0123456789abcdef"
-                    bytes.append(UInt8(ascii: "u"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(hex.utf8Start[Int(byte >> 4)])
-                    bytes.append(hex.utf8Start[Int(byte & 0x0F)])
-                default: bytes.append(byte)
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-            bytes.append(UInt8(ascii: "\""))
-        }
+        appendJSONString(value, to: &bytes, escapingSlash: true)
     }
+}
+
+/// Appends `text` to `output` as a JSON string literal, quotes included: `"` and `\` are
+/// escaped, and `/` too with `escapingSlash` (Foundation's `JSONEncoder` does; the CloudEvent
+/// envelope does not need to); control characters take the short escapes where JSON has them
+/// and `\u00xx` otherwise; everything else (DEL and all non-ASCII text included) is copied as
+/// is, in runs found eight bytes at a time.
+func appendJSONString(_ text: String, to output: inout [UInt8], escapingSlash: Bool = false) {
+    var text = text
+    text.withUTF8 { utf8 in
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
+            index = endOfUnescaped(utf8, from: index, escapingSlash: escapingSlash)
+            guard index < utf8.count else { break }
+            let byte = utf8[index]
+            index += 1
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index - 1]))
+            runStart = index
+            output.append(UInt8(ascii: "\\"))
+            switch byte {
+            case 0x08: output.append(UInt8(ascii: "b"))
+            case 0x0C: output.append(UInt8(ascii: "f"))
+            case 0x0A: output.append(UInt8(ascii: "n"))
+            case 0x0D: output.append(UInt8(ascii: "r"))
+            case 0x09: output.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                let hex: StaticString = "0123456789abcdef"
+                output.append(UInt8(ascii: "u"))
+                output.append(UInt8(ascii: "0"))
+                output.append(UInt8(ascii: "0"))
+                output.append(hex.utf8Start[Int(byte >> 4)])
+                output.append(hex.utf8Start[Int(byte & 0x0F)])
+            default: output.append(byte)
+            }
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        output.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Where the text starting at `offset` next needs an escape (or its end).
+@inline(__always)
+private func endOfUnescaped(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int, escapingSlash: Bool) -> Int {
+    var position = offset
+    while position + 8 <= utf8.count {
+        let word = EightBytes.load(utf8, at: position)
+        var stops =
+            EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
+            | EightBytes.equal(UInt8(ascii: "\\"), word)
+        if escapingSlash { stops |= EightBytes.equal(UInt8(ascii: "/"), word) }
+        if stops != 0 { return position + EightBytes.first(stops) }
+        position += 8
+    }
+    while position < utf8.count {
+        let byte = utf8[position]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+            || (escapingSlash && byte == UInt8(ascii: "/"))
+        {
+            break
+        }
+        position += 1
+    }
+    return position
 }
