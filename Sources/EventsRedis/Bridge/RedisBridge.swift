@@ -187,8 +187,6 @@ public final class RedisBridge: Sendable {
             deduplicationWindow: configuration.deduplicationWindow, counters: counters, report: report)
         let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
-        let publishesStreams = published.contains { $0.mode == .stream }
-        let publishesPubSub = published.contains { $0.mode == .pubSub }
         var clients: [RedisClient] = []
         var consumerTask: Task<Void, Never>?
         var subscriber: RedisSubscriber?
@@ -205,27 +203,21 @@ public final class RedisBridge: Sendable {
                 try await consumer.createGroups()
                 consumerTask = Task.detached { await consumer.run() }
             }
-            if publishesStreams {
-                let publishClient = RedisClient(configuration.redis)
-                clients.append(publishClient)
-                publishers.append(
-                    Publisher(
-                        queue: outbound.streamQueue, client: publishClient, mode: .stream, counters: counters,
-                        report: report, trimming: configuration.streamMaxLength.map { ($0, .seconds(1)) }))
-            }
             if !channels.isEmpty {
                 let receiver = try await PubSubReceiver.start(
                     configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
                     report: report)
                 subscriber = receiver.subscriber
             }
-            if publishesPubSub {
+            // One publishing connection per mode that has outgoing events.
+            for mode in [Mode.stream, .pubSub] where published.contains(where: { $0.mode == mode }) {
                 let publishClient = RedisClient(configuration.redis)
                 clients.append(publishClient)
                 publishers.append(
                     Publisher(
-                        queue: outbound.pubSubQueue, client: publishClient, mode: .pubSub, counters: counters,
-                        report: report, trimming: nil))
+                        queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
+                        mode: mode, counters: counters, report: report,
+                        trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil))
             }
         } catch {
             consumerTask?.cancel()
