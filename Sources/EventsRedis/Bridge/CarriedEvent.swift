@@ -64,19 +64,13 @@ struct CarriedEvent: Sendable {
     ) -> CarriedEvent {
         CarriedEvent(
             wireType: name.rawValue, mode: mode, key: key,
-            listen: { center, outbound in
-                center.listen(to: name) { event in
-                    guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
-                    outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
-                        guard event.payload.isEmpty else {
-                            throw CodingFailure(
-                                reason:
-                                    "payload keys \(event.payload.keys) cannot be carried; send one Codable data value")
-                        }
-                        guard event.hasData else { return nil }
-                        return try WireJSON.encode(try event.data(as: Value.self))
-                    }
+            listen: listenNamed(name, mode: mode, key: key) { event in
+                guard event.payload.isEmpty else {
+                    throw CodingFailure(
+                        reason: "payload keys \(event.payload.keys) cannot be carried; send one Codable data value")
                 }
+                guard event.hasData else { return nil }
+                return try WireJSON.encode(try event.data(as: Value.self))
             },
             dispatchAndWait: { center, data, origin throws(CodingFailure) in
                 await center.dispatchAndWait(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
@@ -89,19 +83,14 @@ struct CarriedEvent: Sendable {
     static func named(_ name: EventName, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
         CarriedEvent(
             wireType: name.rawValue, mode: mode, key: key,
-            listen: { center, outbound in
-                center.listen(to: name) { event in
-                    guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
-                    outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
-                        guard event.payload.isEmpty, !event.hasData else {
-                            throw CodingFailure(
-                                reason:
-                                    "the event has data or payload keys, but \"\(name)\" is carried without data; use carry(_:data:mode:)"
-                            )
-                        }
-                        return nil
-                    }
+            listen: listenNamed(name, mode: mode, key: key) { event in
+                guard event.payload.isEmpty, !event.hasData else {
+                    throw CodingFailure(
+                        reason:
+                            "the event has data or payload keys, but \"\(name)\" is carried without data; use carry(_:data:mode:)"
+                    )
                 }
+                return nil
             },
             dispatchAndWait: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)
@@ -111,6 +100,22 @@ struct CarriedEvent: Sendable {
                 try expectNoData(data, name: name)
                 center.dispatch(name, from: origin)
             })
+    }
+
+    /// The listener of a carried name: hands each local dispatch, but those from Redis, to
+    /// `outbound` with the data `encode` makes of it.
+    private static func listenNamed(
+        _ name: EventName, mode: RedisBridge.Mode, key: String,
+        encode: @escaping @Sendable (NamedEvent) throws -> [UInt8]?
+    ) -> @Sendable (EventCenter, Outbound) -> Subscription {
+        { center, outbound in
+            center.listen(to: name) { event in
+                guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
+                outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
+                    try encode(event)
+                }
+            }
+        }
     }
 
     private static func expectNoData(_ data: [UInt8]?, name: EventName) throws(CodingFailure) {
