@@ -49,11 +49,7 @@ extension CloudEvent {
                 first = false
                 let known = Self.knownAttribute(name, in: scanner)
                 if let known {
-                    guard self[known].isAbsent else {
-                        throw JSONScanner.Failure(
-                            message: "member \"\(scanner.string(name))\" appears twice",
-                            offset: name.content.upperBound + 1)
-                    }
+                    guard self[known].isAbsent else { throw Self.repeated(name, in: scanner) }
                 } else {
                     try Self.recordExtension(name, in: &extensionNames, &manyExtensionNames, scanner: scanner)
                 }
@@ -152,9 +148,7 @@ extension CloudEvent {
         ) throws(JSONScanner.Failure) {
             if many == nil {
                 for earlier in names where sameName(earlier, name, in: scanner) {
-                    throw JSONScanner.Failure(
-                        message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1
-                    )
+                    throw repeated(name, in: scanner)
                 }
                 if names.count < 16 {
                     names.append(name)
@@ -163,10 +157,13 @@ extension CloudEvent {
                 many = Set(names.map { scanner.string($0) })
             }
             // Names compare as Swift strings, here as in `sameName`.
-            guard many!.insert(scanner.string(name)).inserted else {
-                throw JSONScanner.Failure(
-                    message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1)
-            }
+            guard many!.insert(scanner.string(name)).inserted else { throw repeated(name, in: scanner) }
+        }
+
+        /// The failure for a member name seen before in the same object.
+        private static func repeated(_ name: JSONScanner.StringToken, in scanner: JSONScanner) -> JSONScanner.Failure {
+            JSONScanner.Failure(
+                message: "member \"\(scanner.string(name))\" appears twice", offset: name.content.upperBound + 1)
         }
 
         /// Names compare as Swift strings do; plain ASCII names are compared by bytes, which
