@@ -41,17 +41,28 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
     }
 
     deinit {
-        if !record.isOwnerBound { cancel() }
+        guard !record.isOwnerBound else { return }
+        cancel()
+        // The registry's list does not keep this record alive (`isKeptByList`): it must leave
+        // the list before this reference goes. `cancel()` took it out, unless another path had
+        // retired it first (a `once` listener that fired, a sender that died), which leaves the
+        // list to a purge that may not have run yet.
+        if record.listed.load(ordering: .acquiring) {
+            Unmanaged.passUnretained(record.registry)._withUnsafeGuaranteedRef { $0.remove(record) }
+        }
     }
 
     /// Stops the listener. Calling it again, or on a listener that already ended, does nothing.
     public func cancel() {
-        if record.retire(.cancelled) {
-            // Borrowed, not retained: the record keeps its registry in a `let` for its whole
-            // life, and this subscription keeps the record alive for the whole call.
-            Unmanaged.passUnretained(record.registry)._withUnsafeGuaranteedRef { $0.remove(record) }
-            record.didCancel()
+        // Borrowed, not retained: the record keeps its registry in a `let` for its whole life,
+        // and this subscription keeps the record alive for the whole call.
+        let cancelled = Unmanaged.passUnretained(record.registry)._withUnsafeGuaranteedRef { registry in
+            if record.isRetiredOnlyByCancel { return registry.cancel(record) }
+            guard record.retire(.cancelled) else { return false }
+            registry.remove(record)
+            return true
         }
+        if cancelled { record.didCancel() }
     }
 
     /// Whether the listener can still receive events: not cancelled or removed, not a `once`

@@ -108,4 +108,84 @@ struct CancellationTests {
         #expect(owned.callSite.line == ownedLine)
         #expect(subscription.description.contains("Tick"))
     }
+
+    // The registry's list holds a listener without an owner unretained: its subscription keeps
+    // it alive and takes it out of the list before letting go. These cases are the ones where
+    // something other than `cancel()` retired the listener first, so the list still holds it
+    // when the subscription goes.
+
+    @Test func aSubscriptionDroppedAfterItsSenderDiedLeavesNothingInTheList() {
+        let center = EventCenter()
+        let capturesFreed = Counter()
+        var sender: Probe? = Probe("sender")
+        var subscription: Subscription? = nil
+        do {
+            let capture = Probe("capture") { capturesFreed.increment() }
+            subscription = center.listen(to: Tick.self, from: sender!) { _ in _ = capture.name }
+        }
+        center.dispatch(Tick(n: 1), from: sender!)  // fills this thread's read copy of the list
+        sender = nil
+        // Retires the listener (its sender is gone) without purging the list.
+        #expect(subscription?.isActive == false)
+        #expect(storedRecords(center, Tick.self) == 1)
+        subscription = nil
+        #expect(capturesFreed.value == 1)
+        #expect(storedRecords(center, Tick.self) == 0)
+        #expect(center.dispatch(Tick(n: 2)) == 0)
+        #expect(center.listenerCount(for: Tick.self) == 0)
+    }
+
+    @Test func aOnceSubscriptionDroppedAfterItFiredLeavesNothingInTheList() {
+        let center = EventCenter()
+        let capturesFreed = Counter()
+        let calls = Counter()
+        var subscription: Subscription? = nil
+        do {
+            let capture = Probe("capture") { capturesFreed.increment() }
+            subscription = center.listen(to: Tick.self, once: true) { _ in
+                _ = capture.name
+                calls.increment()
+            }
+        }
+        #expect(center.dispatch(Tick(n: 1)) == 1)
+        #expect(subscription?.isActive == false)
+        subscription = nil
+        #expect(capturesFreed.value == 1)
+        #expect(storedRecords(center, Tick.self) == 0)
+        #expect(center.dispatch(Tick(n: 2)) == 0)
+        #expect(calls.value == 1)
+    }
+
+    @Test func anOwnerBoundListenerOutlivesItsDroppedSubscription() {
+        let center = EventCenter()
+        let owner = Probe("owner")
+        do {
+            _ = center.listen(to: Tick.self, owner: owner) { owner, _ in owner.received.increment() }
+        }
+        #expect(center.dispatch(Tick(n: 1)) == 1)
+        #expect(owner.received.value == 1)
+        center.remove(owner)
+        #expect(storedRecords(center, Tick.self) == 0)
+    }
+
+    @Test func subscriptionsThatOutliveTheirCenterCancelQuietly() {
+        let capturesFreed = Counter()
+        var center: EventCenter? = EventCenter()
+        var plain: Subscription? = nil
+        var once: Subscription? = nil
+        do {
+            let capture = Probe("capture") { capturesFreed.increment() }
+            plain = center!.listen(to: Tick.self) { _ in _ = capture.name }
+            once = center!.listen(to: Tock.self, once: true) { _ in _ = capture.name }
+        }
+        center!.dispatch(Tick(n: 1))
+        center = nil
+        plain!.cancel()
+        #expect(plain?.isActive == false)
+        plain = nil
+        #expect(capturesFreed.value == 0)  // `once` still holds the capture
+        withExtendedLifetime(once) {}
+        once = nil
+        #expect(capturesFreed.value == 1)
+    }
 }

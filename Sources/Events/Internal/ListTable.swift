@@ -1,21 +1,22 @@
-/// The registry's map from event key to listener list.
+/// A map from event key to list: the registry's lists (`ListenerList`) and each read stripe's
+/// copies of them (`ContiguousArray<ListenerRecord>`).
 ///
 /// Typed keys, looked up by every dispatch, live in an open-addressing table hashed with one
 /// multiplication of the metatype's address, instead of the SipHash a `Dictionary` runs; the
 /// benchmark showed that hash as a large part of a one-listener dispatch. A typed key keeps its
 /// slot once placed (its list may become nil), so there are no tombstones; the table only grows,
 /// bounded by the number of event types ever listened to. Names go to a plain `Dictionary`.
-struct ListTable {
+struct ListTable<List> {
     private struct Slot {
         var id: ObjectIdentifier?
-        var list: ListenerList?
+        var list: List?
     }
 
     private var slots = [Slot](repeating: Slot(), count: 16)
     private var used = 0
-    private var named: [EventKey: ListenerList] = [:]
+    private var named: [EventKey: List] = [:]
 
-    subscript(key: EventKey) -> ListenerList? {
+    subscript(key: EventKey) -> List? {
         get {
             guard case .type(let id) = key else { return named[key] }
             guard let index = index(of: id) else { return nil }
@@ -35,7 +36,7 @@ struct ListTable {
     ///
     /// The same as `body(&self[key])`, without the `_modify` coroutine: its frame is allocated
     /// on the heap, which the benchmark showed as a malloc and a free on every listen and cancel.
-    mutating func modify<T>(_ key: EventKey, _ body: (inout ListenerList?) -> T) -> T {
+    mutating func modify<T>(_ key: EventKey, _ body: (inout List?) -> T) -> T {
         guard case .type(let id) = key else { return body(&named[key]) }
         // The lookup inlined, the placement of a new key not: every listen and cancel comes here.
         let index = self.index(of: id) ?? claimIndex(of: id)
@@ -43,8 +44,8 @@ struct ListTable {
     }
 
     /// Every non-empty list with its key.
-    var all: [(key: EventKey, list: ListenerList)] {
-        var result: [(key: EventKey, list: ListenerList)] = []
+    var all: [(key: EventKey, list: List)] {
+        var result: [(key: EventKey, list: List)] = []
         for slot in slots {
             if let id = slot.id, let list = slot.list { result.append((.type(id), list)) }
         }

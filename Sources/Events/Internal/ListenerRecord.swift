@@ -119,6 +119,10 @@ class ListenerRecord: @unchecked Sendable {
     let callSite: CallSite
     @usableFromInline let rawState = Atomic<UInt8>(ListenerState.active.rawValue)
     @usableFromInline let traits: ListenerTraits
+    /// Whether the record is in its registry's list. Written only under the registry lock, set
+    /// false as the registry's last touch of the record; read without the lock by a
+    /// subscription's `deinit` (see ``isKeptByList``).
+    let listed = Atomic<Bool>(false)
     /// The registry the record goes into, for `cancel()`. Strong: a registry holds no
     /// reference back to its center, and the center empties it when it deinitializes, which
     /// breaks the cycle through the lists (a weak reference cost several atomic operations on
@@ -145,6 +149,18 @@ class ListenerRecord: @unchecked Sendable {
     /// Whether the handler runs in another context, reached through the record's route.
     @inlinable final var isRouted: Bool { traits.contains(.routed) }
     @inlinable final var isOwnerBound: Bool { traits.contains(.ownerBound) }
+    /// Whether the registry's list holds a reference to the record. An owner-bound listener lives
+    /// as long as its owner, so its list keeps it. Any other listener lives exactly as long as
+    /// its subscription, which cancels it on deinit: its list holds it unretained, which saves a
+    /// retain and a release (two atomic operations) per listen + cancel, and the subscription
+    /// takes it out of the list before letting it go.
+    @inlinable final var isKeptByList: Bool { isOwnerBound }
+    /// Whether `cancel()` is the only way this listener can end: it has no `once`, no owner and
+    /// no sender filter, the other causes of retirement. Such a record's state is changed only
+    /// by `Registry.cancel(_:)`, under the registry lock.
+    @inlinable final var isRetiredOnlyByCancel: Bool {
+        traits.isDisjoint(with: [.once, .ownerBound, .filtersSender])
+    }
 
     var priority: Priority { details?.priority ?? .default }
     /// Ties in priority run in ascending sequence (named listeners; typed ones keep list order).
@@ -192,6 +208,8 @@ class ListenerRecord: @unchecked Sendable {
 
     /// Moves an active listener to `reason`. Returns false when it had already stopped, so that
     /// exactly one caller performs the follow-up work (purging it from the registry).
+    /// Never used on a record that ``isRetiredOnlyByCancel``: `Registry.cancel(_:)` retires
+    /// those, under the registry lock.
     @discardableResult @usableFromInline
     final func retire(_ reason: ListenerState) -> Bool {
         // A plain load first: no state ever returns to `.active`, so when this one has left it

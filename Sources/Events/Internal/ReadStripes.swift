@@ -34,7 +34,7 @@ final class ReadStripes: @unchecked Sendable {
         // Unmanaged, so that reaching a stripe's lock does not retain and release the lock
         // object on every dispatch; the stripe owns one reference, released in `deinit`.
         let lock: Unmanaged<SpinLock>
-        let table: UnsafeMutablePointer<ListTable>
+        let table: UnsafeMutablePointer<ListTable<ContiguousArray<ListenerRecord>>>
     }
 
     private let stripes: UnsafeMutablePointer<Stripe>
@@ -53,7 +53,7 @@ final class ReadStripes: @unchecked Sendable {
         mask = count - 1
         stripes = .allocate(capacity: count)
         for index in 0..<count {
-            let table = UnsafeMutablePointer<ListTable>.allocate(capacity: 1)
+            let table = UnsafeMutablePointer<ListTable<ContiguousArray<ListenerRecord>>>.allocate(capacity: 1)
             table.initialize(to: ListTable())
             (stripes + index).initialize(to: Stripe(lock: .passRetained(SpinLock()), table: table))
         }
@@ -78,25 +78,27 @@ final class ReadStripes: @unchecked Sendable {
     func cached(_ key: EventKey, in index: Int) -> ContiguousArray<ListenerRecord>? {
         let stripe = stripes[index]
         return stripe.lock._withUnsafeGuaranteedRef { lock in
-            lock.withLock { stripe.table.pointee[key]?.records }
+            lock.withLock { stripe.table.pointee[key] }
         }
     }
 
     /// Caches `records` for `key` on stripe `index`. Call with the registry lock held. Returns
     /// what it replaced, to release after unlocking.
-    func store(_ records: ContiguousArray<ListenerRecord>, for key: EventKey, in index: Int) -> ListenerList? {
+    func store(_ records: ContiguousArray<ListenerRecord>, for key: EventKey, in index: Int) -> ContiguousArray<
+        ListenerRecord
+    >? {
         let stripe = stripes[index]
         return stripe.lock.takeUnretainedValue().withLock {
             let old = stripe.table.pointee[key]
-            stripe.table.pointee[key] = ListenerList(records: records)
+            stripe.table.pointee[key] = records
             return old
         }
     }
 
     /// Drops `key` from every stripe in `mask`. Call with the registry lock held. Returns what it
     /// removed, to release after unlocking.
-    func invalidate(_ key: EventKey, in mask: UInt32) -> [ListenerList] {
-        var released: [ListenerList] = []
+    func invalidate(_ key: EventKey, in mask: UInt32) -> [ContiguousArray<ListenerRecord>] {
+        var released: [ContiguousArray<ListenerRecord>] = []
         guard mask != 0 else { return released }
         for index in 0..<count where mask & (1 << UInt32(index)) != 0 {
             let stripe = stripes[index]

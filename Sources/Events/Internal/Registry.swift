@@ -1,33 +1,69 @@
-/// The listeners of one event key, in delivery order, with a version that changes on every
-/// mutation (so an optimistic check-then-insert can tell whether it raced with another change).
+/// One event key's listeners in the registry, in delivery order, with a version that changes on
+/// every mutation (so an optimistic check-then-insert can tell whether it raced with another change).
+///
+/// Entries are unretained: the list holds a reference only to records that are
+/// ``ListenerRecord/isKeptByList`` (it took one when inserting them and gives it back when
+/// dropping them); every other record is kept alive by its subscription, which removes it from
+/// the list before releasing it. So every record in a list is alive while the registry lock is
+/// held, and readers retain what they copy out under that lock.
 struct ListenerList {
-    var records: ContiguousArray<ListenerRecord> = []
+    var entries: ContiguousArray<Unmanaged<ListenerRecord>> = []
     var version: UInt64 = 0
     /// The read stripes that cache a copy of this list (bit i: stripe i), to invalidate on change.
     var cachedStripes: UInt32 = 0
 
     /// Inserts keeping the order: higher priority first, ties in registration order (by
     /// ascending sequence for named listeners; typed listeners all have sequence 0, so a new one
-    /// goes after every listener of its priority).
-    mutating func insert(_ record: consuming ListenerRecord) {
+    /// goes after every listener of its priority). Takes a reference for the list when the
+    /// record is kept by it. Call with the registry lock held.
+    mutating func insert(_ record: ListenerRecord) {
+        let entry = record.isKeptByList ? Unmanaged.passRetained(record) : Unmanaged.passUnretained(record)
         let priority = record.priority
         let sequence = record.sequence
-        func runsBefore(_ other: ListenerRecord) -> Bool {
-            other.priority > priority || (other.priority == priority && other.sequence <= sequence)
+        func runsBefore(_ other: Unmanaged<ListenerRecord>) -> Bool {
+            other._withUnsafeGuaranteedRef { other in
+                other.priority > priority || (other.priority == priority && other.sequence <= sequence)
+            }
         }
         // Usually the new listener runs last: append without searching.
-        guard let last = records.last, !runsBefore(last) else {
-            records.append(record)
+        guard let last = entries.last, !runsBefore(last) else {
+            entries.append(entry)
             return
         }
         // Binary search for the first element that must run after `record`.
         var low = 0
-        var high = records.count
+        var high = entries.count
         while low < high {
             let mid = (low + high) / 2
-            if runsBefore(records[mid]) { low = mid + 1 } else { high = mid }
+            if runsBefore(entries[mid]) { low = mid + 1 } else { high = mid }
         }
-        records.insert(record, at: low)
+        entries.insert(entry, at: low)
+    }
+
+    /// The records, retained, for a reader to use after unlocking. Call with the registry lock held.
+    var records: ContiguousArray<ListenerRecord> {
+        var records = ContiguousArray<ListenerRecord>()
+        records.reserveCapacity(entries.count)
+        for entry in entries { records.append(entry.takeUnretainedValue()) }
+        return records
+    }
+}
+
+/// Records taken out of the registry's lists, to let go of after unlocking: the references the
+/// lists held, and the stripes' copies. Either may be the last reference to a handler's
+/// captures, whose deinitializers are user code, which never runs under the registry lock.
+struct Released {
+    var records: [ListenerRecord] = []
+    var copies: [ContiguousArray<ListenerRecord>] = []
+
+    /// Takes `entry` out of a list for good: gives back the list's reference, if it held one,
+    /// and marks the record unlisted, as the registry's last touch of it (after that, its
+    /// subscription may free it). Call with the registry lock held.
+    mutating func unlist(_ entry: Unmanaged<ListenerRecord>) {
+        entry._withUnsafeGuaranteedRef { record in
+            if record.isKeptByList { records.append(entry.takeRetainedValue()) }
+            record.listed.store(false, ordering: .releasing)
+        }
     }
 }
 
@@ -37,12 +73,14 @@ struct ListenerList {
 /// - The lock guards `lists` and the sweep counters only, and is held for table operations
 ///   only: no handler, no user `==`, no weak-reference load (whose temporary strong reference
 ///   could be the last one and run a deinitializer) ever runs under it.
-/// - Readers take a snapshot (the list's array, copy-on-write) and work on it after unlocking;
-///   mutations replace the array, so a snapshot never changes under its reader. Dispatch reads
-///   through `ReadStripes`, per-thread copies that every mutation of a key drops under the lock,
-///   so that concurrent dispatches touch no shared cache line.
+/// - Readers get the records retained, copied out under the lock, and work on them after
+///   unlocking; a copy never changes under its reader. Dispatch reads through `ReadStripes`,
+///   per-thread copies that every mutation of a key drops under the lock, so that concurrent
+///   dispatches touch no shared cache line.
 /// - Whether a record belongs in a list is decided by its atomic state alone: `purge` drops
 ///   every record that is no longer active, and anyone who retires a record purges its list.
+/// - A record in a list is alive while the lock is held (see `ListenerList`): a record the
+///   list does not keep is removed by its subscription, under the lock, before it is released.
 @usableFromInline
 final class Registry: @unchecked Sendable {
     // Why @unchecked is safe: every mutable stored property is read and written only while
@@ -57,12 +95,12 @@ final class Registry: @unchecked Sendable {
     /// The table lives behind a pointer: a stored `var` of a class is checked for exclusive
     /// access at run time on every read (a thread-local access set), which the benchmark showed
     /// on every dispatch. The lock already guarantees exclusivity.
-    private let listsStorage: UnsafeMutablePointer<ListTable> = {
-        let storage = UnsafeMutablePointer<ListTable>.allocate(capacity: 1)
+    private let listsStorage: UnsafeMutablePointer<ListTable<ListenerList>> = {
+        let storage = UnsafeMutablePointer<ListTable<ListenerList>>.allocate(capacity: 1)
         storage.initialize(to: ListTable())
         return storage
     }()
-    private var lists: ListTable {
+    private var lists: ListTable<ListenerList> {
         _read { yield listsStorage.pointee }
         _modify { yield &listsStorage.pointee }
     }
@@ -79,6 +117,8 @@ final class Registry: @unchecked Sendable {
     private let stripes = ReadStripes()
 
     deinit {
+        // The lists are empty by now, so no list reference is lost here: every record keeps its
+        // registry, so none can still be listed when the registry goes.
         listsStorage.deinitialize(count: 1)
         listsStorage.deallocate()
     }
@@ -94,12 +134,12 @@ final class Registry: @unchecked Sendable {
     /// Copies the list of `key` into the caller's stripe (into an array of its own, so that
     /// threads on different stripes never retain the same array) and returns it.
     private func refill(_ key: EventKey, stripe: Int) -> ContiguousArray<ListenerRecord>? {
-        let (copy, replaced): (ContiguousArray<ListenerRecord>?, ListenerList?) = lock.withLock {
-            guard let records = lists[key]?.records, !records.isEmpty else { return (nil, nil) }
+        let (copy, replaced): (ContiguousArray<ListenerRecord>?, ContiguousArray<ListenerRecord>?) = lock.withLock {
+            guard let entries = lists[key]?.entries, !entries.isEmpty else { return (nil, nil) }
             var copy = ContiguousArray<ListenerRecord>()
             // At least 128 bytes, so that two stripes' small arrays never share a cache line.
-            copy.reserveCapacity(max(records.count, 12))
-            copy.append(contentsOf: records)
+            copy.reserveCapacity(max(entries.count, 12))
+            for entry in entries { copy.append(entry.takeUnretainedValue()) }
             lists[key]!.cachedStripes |= 1 << UInt32(stripe)
             return (copy, stripes.store(copy, for: key, in: stripe))
         }
@@ -109,7 +149,7 @@ final class Registry: @unchecked Sendable {
 
     /// Drops the stripes' copies of `key`'s list, which the caller is changing; call with the
     /// lock held. Returns them, to release after unlocking.
-    private func invalidateCopies(of key: EventKey) -> [ListenerList] {
+    private func invalidateCopies(of key: EventKey) -> [ContiguousArray<ListenerRecord>] {
         let cached: UInt32 = listsStorage.pointee.modify(key) { list in
             defer { list?.cachedStripes = 0 }
             return list?.cachedStripes ?? 0
@@ -173,7 +213,7 @@ final class Registry: @unchecked Sendable {
     /// unlocking (nil when no stripe had a copy, the usual case, so there is no array to release).
     @inline(__always)
     private func insertLocked(_ record: ListenerRecord, in key: EventKey, ifVersion expectedVersion: UInt64?) -> (
-        inserted: Bool, released: [ListenerList]?
+        inserted: Bool, released: [ContiguousArray<ListenerRecord>]?
     ) {
         // Captured unretained: a captured reference is retained and released around the call,
         // and the caller's argument keeps the record alive throughout.
@@ -184,7 +224,10 @@ final class Registry: @unchecked Sendable {
         let cached: UInt32? = listsStorage.pointee.modify(key) { list in
             if let expectedVersion, (list?.version ?? 0) != expectedVersion { return nil }
             if list == nil { list = ListenerList() }
-            list!.insert(borrowed.takeUnretainedValue())
+            borrowed._withUnsafeGuaranteedRef { record in
+                list!.insert(record)
+                record.listed.store(true, ordering: .relaxed)
+            }
             list!.version = version
             defer { list!.cachedStripes = 0 }
             return list!.cachedStripes
@@ -194,107 +237,167 @@ final class Registry: @unchecked Sendable {
         return (true, cached == 0 ? nil : stripes.invalidate(key, in: cached))
     }
 
-    /// Takes one retired record out of its list, in place: the path of `cancel()`. Finding it
-    /// compares references only, and removal moves pointers without retaining or releasing the
-    /// other records (unless a dispatch holds a snapshot, which then keeps the old array).
+    /// Cancels a listener that nothing but its subscription can retire (see
+    /// ``ListenerRecord/isRetiredOnlyByCancel``) and takes it out of its list. Returns false when
+    /// it had already been cancelled.
+    ///
+    /// The state changes under the lock, with a plain store rather than a compare-and-exchange:
+    /// every writer of this record's state holds the lock, and dispatch, which only reads it,
+    /// sees the change as it would the exchange's.
+    func cancel(_ record: ListenerRecord) -> Bool {
+        guard record.isActive else { return false }
+        // As in `insert`: a typed listener's key is a known case, with no payload to copy.
+        guard let details = record.details else { return cancelLocking(record, in: .type(record.typedEventID)) }
+        return cancelLocking(record, in: details.eventKey ?? .type(record.typedEventID))
+    }
+
+    @inline(__always)
+    private func cancelLocking(_ record: ListenerRecord, in key: EventKey) -> Bool {
+        lock.lock()
+        guard record.isActive else {
+            lock.unlock()
+            return false
+        }
+        record.rawState.store(ListenerState.cancelled.rawValue, ordering: .releasing)
+        let (_, listReference, copies) = removeLocked(record, from: key)
+        lock.unlock()
+        // Released only now, outside the lock: it may hold the last reference to a handler's
+        // captures, whose deinitializers are user code.
+        withExtendedLifetime((listReference, copies)) {}
+        return true
+    }
+
+    /// Takes `record` out of its list, in place, if it is there: the path of `cancel()` and of a
+    /// subscription's deinit. Finding it compares references only, and removal moves pointers
+    /// without retaining or releasing the other records.
     func remove(_ record: ListenerRecord) {
         guard let details = record.details else {
             // Typed and unkeyed, as in `insert`: only its list changes.
             lock.lock()
-            let (removed, released) = removeLocked(record, from: .type(record.typedEventID))
+            let (_, listReference, copies) = removeLocked(record, from: .type(record.typedEventID))
             lock.unlock()
-            // Released only now, outside the lock: it may hold the last reference to a
-            // handler's captures, whose deinitializers are user code.
-            withExtendedLifetime((removed, released)) {}
+            withExtendedLifetime((listReference, copies)) {}
             return
         }
         let key = details.eventKey ?? .type(record.typedEventID)
         let slot = record.duplicateSlot
         lock.lock()
-        let (removed, released) = removeLocked(record, from: key)
-        if removed != nil, let slot { removeFromDuplicateIndex(record, in: slot) }
+        let (removed, listReference, copies) = removeLocked(record, from: key)
+        let indexReference = removed ? slot.map { removeFromDuplicateIndex(record, in: $0) } : nil
         lock.unlock()
-        withExtendedLifetime((removed, released)) {}
+        withExtendedLifetime((listReference, copies, indexReference)) {}
     }
 
     /// Takes `record` out of the list of `key` and drops the stripes' copies of that list. Call
-    /// with the lock held; release both results after unlocking.
+    /// with the lock held, while holding `record`; release what it returns after unlocking: the
+    /// list's reference (for a record the list keeps) and the stripes' copies.
     @inline(__always)
     private func removeLocked(_ record: ListenerRecord, from key: EventKey) -> (
-        removed: ListenerRecord?, released: [ListenerList]?
+        removed: Bool, listReference: ListenerRecord?, copies: [ContiguousArray<ListenerRecord>]?
     ) {
-        let id = ObjectIdentifier(record)
+        let target = Unmanaged.passUnretained(record)
         let version = mutations &+ 1
         // One table lookup for the whole change; the closure captures plain values only.
-        let (removed, cached): (ListenerRecord?, UInt32) = listsStorage.pointee.modify(key) { list in
-            guard let index = list?.records.lastIndex(where: { ObjectIdentifier($0) == id }) else { return (nil, 0) }
+        let (removed, cached): (Bool, UInt32) = listsStorage.pointee.modify(key) { list in
+            guard let index = list?.entries.lastIndex(where: { $0.toOpaque() == target.toOpaque() }) else {
+                return (false, 0)
+            }
             // Usually the newest listener is the one to go: then nothing moves.
-            let removed =
-                index == list!.records.count - 1 ? list!.records.removeLast() : list!.records.remove(at: index)
+            if index == list!.entries.count - 1 {
+                list!.entries.removeLast()
+            } else {
+                list!.entries.remove(at: index)
+            }
             let cached = list!.cachedStripes
-            if list!.records.isEmpty {
+            if list!.entries.isEmpty {
                 list = nil
             } else {
                 list!.version = version
                 list!.cachedStripes = 0
             }
-            return (removed, cached)
+            return (true, cached)
         }
-        guard removed != nil else { return (nil, nil) }
+        guard removed else { return (false, nil, nil) }
         mutations = version
-        return (removed, cached == 0 ? nil : stripes.invalidate(key, in: cached))
+        // The caller holds `record`, so the order of these last touches does not matter here.
+        record.listed.store(false, ordering: .releasing)
+        return (
+            true, record.isKeptByList ? target.takeRetainedValue() : nil,
+            cached == 0 ? nil : stripes.invalidate(key, in: cached)
+        )
     }
 
-    /// Drops a keyed owner-bound record from the index slot it was filed in; call with the lock held.
-    private func removeFromDuplicateIndex(_ record: ListenerRecord, in slot: DuplicateSlot) {
-        duplicateIndex[slot]?.removeAll { $0 === record }
-        if duplicateIndex[slot]?.isEmpty == true { duplicateIndex[slot] = nil }
+    /// Drops a keyed owner-bound record from the index slot it was filed in; call with the lock
+    /// held. Returns the index's reference, to release after unlocking.
+    private func removeFromDuplicateIndex(_ record: ListenerRecord, in slot: DuplicateSlot) -> ListenerRecord? {
+        guard var filed = duplicateIndex.removeValue(forKey: slot) else { return nil }
+        guard let index = filed.firstIndex(where: { $0 === record }) else {
+            duplicateIndex[slot] = filed
+            return nil
+        }
+        let removed = filed.remove(at: index)
+        if !filed.isEmpty { duplicateIndex[slot] = filed }
+        return removed
     }
 
     /// Drops every record of `key` that is no longer active.
     func purge(_ key: EventKey) {
-        let removed = lock.withLock { purgeLocked(key) }
+        let released = lock.withLock { purgeLocked(key) }
         // Released only now, outside the lock: a dropped record may hold the last reference to a
         // handler's captures, whose deinitializers are user code.
-        withExtendedLifetime(removed) {}
+        withExtendedLifetime(released) {}
     }
 
     /// Drops every inactive record of each of `keys`.
     func purge(_ keys: some Sequence<EventKey>) {
-        let removed = lock.withLock { keys.map { purgeLocked($0) } }
-        withExtendedLifetime(removed) {}
+        let released = lock.withLock { keys.map { purgeLocked($0) } }
+        withExtendedLifetime(released) {}
     }
 
-    /// Replaces the list of `key` by its active records and returns the previous array and the
-    /// dropped stripe copies, which the caller must release after unlocking.
-    private func purgeLocked(_ key: EventKey) -> (ContiguousArray<ListenerRecord>, [ListenerList])? {
-        guard let records = lists[key]?.records else { return nil }
-        let kept = ContiguousArray(records.lazy.filter { $0.isActive })
-        guard kept.count != records.count else { return nil }
-        let released = invalidateCopies(of: key)
-        for record in records where !record.isActive {
-            if let slot = record.duplicateSlot { removeFromDuplicateIndex(record, in: slot) }
+    /// Keeps the active records of `key`'s list and returns what the caller must release after
+    /// unlocking, or nil when every record is still active.
+    private func purgeLocked(_ key: EventKey) -> Released? {
+        guard let entries = lists[key]?.entries else { return nil }
+        var kept = ContiguousArray<Unmanaged<ListenerRecord>>()
+        var dropped = ContiguousArray<Unmanaged<ListenerRecord>>()
+        for entry in entries {
+            if entry._withUnsafeGuaranteedRef({ $0.isActive }) { kept.append(entry) } else { dropped.append(entry) }
         }
+        guard !dropped.isEmpty else { return nil }
+        var released = Released()
+        released.copies = invalidateCopies(of: key)
         if kept.isEmpty {
             lists[key] = nil
         } else {
             mutations &+= 1
-            lists[key] = ListenerList(records: kept, version: mutations)
+            lists[key] = ListenerList(entries: kept, version: mutations)
         }
-        return (records, released)
+        for entry in dropped {
+            entry._withUnsafeGuaranteedRef { record in
+                if let slot = record.duplicateSlot, let indexReference = removeFromDuplicateIndex(record, in: slot) {
+                    released.records.append(indexReference)
+                }
+            }
+            // Last: after this, a record the list does not keep may be freed by its subscription.
+            released.unlist(entry)
+        }
+        return released
     }
 
     /// Empties the registry (its center is deinitializing), releasing the records after unlocking.
     func removeAll() {
-        let removed = lock.withLock {
-            let released = lists.all.flatMap { invalidateCopies(of: $0.key) }
-            let lists = listsStorage.move()
-            listsStorage.initialize(to: ListTable())
-            let index = duplicateIndex
+        let released = lock.withLock {
+            var released = Released()
+            for (key, list) in lists.all {
+                released.copies += invalidateCopies(of: key)
+                for entry in list.entries { released.unlist(entry) }
+            }
+            listsStorage.pointee = ListTable()
+            released.records += duplicateIndex.values.joined()
             duplicateIndex = [:]
-            return (lists, index, released)
+            return released
         }
-        withExtendedLifetime(removed) {}
+        withExtendedLifetime(released) {}
     }
 
     /// Retires every listener whose owner or sender is gone and reclaims it. Runs after enough
@@ -310,11 +413,11 @@ final class Registry: @unchecked Sendable {
             }
             if listChanged { changed.append(key) }
         }
-        let removed = lock.withLock {
+        let released = lock.withLock {
             insertionsSinceSweep = 0
             liveAtLastSweep = live
             return changed.map { purgeLocked($0) }
         }
-        withExtendedLifetime(removed) {}
+        withExtendedLifetime(released) {}
     }
 }
