@@ -222,6 +222,99 @@ struct RESPParserTests {
         #expect(outcomes.incomplete > 100)
     }
 
+    /// What `nextFrame` gives for `bytes`, fed in two pieces, with each message frame turned
+    /// back into the value `next()` gives for it, so the two can be compared.
+    private func frames(_ bytes: [UInt8], split: Int, limits: RESPLimits) -> Result<[RESPValue], RedisError> {
+        var parser = RESPParser(limits: limits)
+        var values: [RESPValue] = []
+        func take() throws(RedisError) {
+            while let frame = try parser.nextFrame(message: { channel, payload in
+                RESPValue.array([.bulkString(Array("message".utf8)), .bulkString(Array(channel)), .bulkString(Array(payload))])
+            }) {
+                switch frame {
+                case .message(let value), .value(let value): values.append(value)
+                }
+            }
+        }
+        do throws(RedisError) {
+            parser.append(contentsOf: bytes[..<split])
+            try take()
+            parser.append(contentsOf: bytes[split...])
+            try take()
+            return .success(values)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test("nextFrame takes message frames apart in place and gives every other value as next() does")
+    func messageFrames() throws {
+        let message = Array("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhe\r\nl\r\n".utf8)
+        var parser = RESPParser()
+        parser.append(contentsOf: message + RESPValue.simpleString("OK").wireBytes)
+        let first = try parser.nextFrame { channel, payload in (Array(channel), Array(payload)) }
+        guard case .message(let (channel, payload)) = first else {
+            Issue.record("expected a message frame, got \(String(describing: first))")
+            return
+        }
+        #expect(channel == Array("news".utf8))
+        #expect(payload == Array("he\r\nl".utf8))
+        let second = try parser.nextFrame { _, _ in 0 }
+        guard case .value(.simpleString("OK")) = second else {
+            Issue.record("expected OK, got \(String(describing: second))")
+            return
+        }
+        #expect(try parser.nextFrame { _, _ in 0 } == nil)
+        // A message frame whose payload is not a bulk string is left to the caller as a value.
+        var odd = RESPParser()
+        odd.append(contentsOf: Array("*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n:5\r\n".utf8))
+        guard case .value(let value) = try odd.nextFrame(message: { _, _ in 0 }) else {
+            Issue.record("expected a value")
+            return
+        }
+        #expect(value == .array([.bulkString(Array("message".utf8)), .bulkString(Array("c".utf8)), .integer(5)]))
+    }
+
+    @Test("nextFrame agrees with next() on mutated message frames (fuzz, fixed seed)")
+    func messageFramesFuzz() async {
+        var random = SeededGenerator(seed: 0x5EED_0002)
+        let alphabet = Array("+-:$*\r\n0123456789-?abcmesag".utf8) + [0, 255]
+        let valid: [UInt8] =
+            Array("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n".utf8)
+            + Array("*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n".utf8)
+        let limits = RESPLimits(maxBulkBytes: 1024, maxArrayCount: 64, maxNesting: 8)
+        for iteration in 0..<5000 {
+            await yieldNow(every: 200, at: iteration)
+            var bytes = valid
+            for _ in 0..<Int.random(in: 0...3, using: &random) where !bytes.isEmpty {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = alphabet.randomElement(using: &random)!
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(alphabet.randomElement(using: &random)!, at: index)
+                }
+            }
+            let split = Int.random(in: 0...bytes.count, using: &random)
+            var parser = RESPParser(limits: limits)
+            var expected: [RESPValue] = []
+            var expectedError: RedisError?
+            do throws(RedisError) {
+                parser.append(contentsOf: bytes[..<split])
+                while let value = try parser.next() { expected.append(value) }
+                parser.append(contentsOf: bytes[split...])
+                while let value = try parser.next() { expected.append(value) }
+            } catch {
+                expectedError = error
+            }
+            switch frames(bytes, split: split, limits: limits) {
+            case .success(let values):
+                #expect(expectedError == nil && values == expected, "\(bytes)")
+            case .failure(let error):
+                #expect(expectedError == error, "\(bytes)")
+            }
+        }
+    }
+
     @Test("round-trips random well-formed values (fixed seed)")
     func roundTripsRandomValues() throws {
         var random = SeededGenerator(seed: 42)

@@ -27,6 +27,15 @@ enum RFC3339 {
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civilDate(fromDays: days)
+        // Within 0000-9999 (the clamp above) every field fits its width: the 24 bytes are
+        // written in place in one append. Appending them one by one cost ~1,200 instructions per
+        // event (callgrind), each append checking uniqueness and capacity.
+        if year >= 0 && year <= 9999 {
+            appendFixedWidth(
+                year: year, month: month, day: day, secondOfDay: secondOfDay, milliseconds: milliseconds,
+                to: &output)
+            return
+        }
         appendDigits(year, 4, to: &output)
         output.append(UInt8(ascii: "-"))
         appendDigits(month, 2, to: &output)
@@ -41,6 +50,30 @@ enum RFC3339 {
         output.append(UInt8(ascii: "."))
         appendDigits(milliseconds, 3, to: &output)
         output.append(UInt8(ascii: "Z"))
+    }
+
+    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` for a year in 0000-9999.
+    private static func appendFixedWidth(
+        year: Int, month: Int, day: Int, secondOfDay: Int, milliseconds: Int, to output: inout [UInt8]
+    ) {
+        let start = output.count
+        output.append(contentsOf: "0000-00-00T00:00:00.000Z".utf8)
+        output.withUnsafeMutableBufferPointer { buffer in
+            func put(_ value: Int, width: Int, endingAt end: Int) {
+                var value = value
+                for position in stride(from: start + end - 1, through: start + end - width, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
+            }
+            put(year, width: 4, endingAt: 4)
+            put(month, width: 2, endingAt: 7)
+            put(day, width: 2, endingAt: 10)
+            put(secondOfDay / 3600, width: 2, endingAt: 13)
+            put(secondOfDay / 60 % 60, width: 2, endingAt: 16)
+            put(secondOfDay % 60, width: 2, endingAt: 19)
+            put(milliseconds, width: 3, endingAt: 23)
+        }
     }
 
     /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970.

@@ -93,6 +93,31 @@ struct RESPScanner {
         }
     }
 
+    /// The channel and payload of the Pub/Sub `message` frame (`*3`, then the bulk strings
+    /// `message`, the channel and the payload) starting at `index`, in place; `nil` for any
+    /// other value, which `build` then makes the usual way. Call only at a position where `scan`
+    /// returned an end: the frame is then known to be complete and valid.
+    func messageParts(at index: Int) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>)? {
+        let header: StaticString = "*3\r\n$7\r\nmessage\r\n"
+        let headerLength = header.utf8CodeUnitCount
+        guard bytes.count - index > headerLength else { return nil }
+        for offset in 0..<headerLength where bytes[index + offset] != header.utf8Start[offset] { return nil }
+        var cursor = index + headerLength
+        guard let channel = bulkContent(at: &cursor), let payload = bulkContent(at: &cursor) else { return nil }
+        return (channel, payload)
+    }
+
+    /// The bytes of the non-null bulk string at `index`, moving `index` past it; `nil` for
+    /// anything else.
+    private func bulkContent(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+        guard bytes[index] == UInt8(ascii: "$") else { return nil }
+        let lineEnd = lineEndIndex(from: index + 1)
+        guard let length = integer(from: index + 1, to: lineEnd), length >= 0 else { return nil }
+        let start = lineEnd + 2
+        index = start + length + 2
+        return UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+    }
+
     /// Finds the CRLF ending the line that starts at `start`: returns the index of its CR and
     /// the index after its LF, or `nil` when the buffer ends first.
     private func line(from start: Int, maxLength: Int) throws(RedisError) -> (end: Int, next: Int)? {

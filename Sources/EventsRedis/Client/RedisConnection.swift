@@ -158,6 +158,27 @@ package final class RedisConnection {
         try nextReply(until: ContinuousClock.now + timeout)
     }
 
+    /// ``readReplyIfAvailable(within:)`` for a subscribed connection: a `message` frame is
+    /// handed to `message` as borrowed channel and payload bytes (see
+    /// ``RESPParser/nextFrame(message:)``), every other frame is returned as a value.
+    func readFrameIfAvailable<Message>(
+        within timeout: Duration,
+        message: (_ channel: UnsafeBufferPointer<UInt8>, _ payload: UnsafeBufferPointer<UInt8>) -> Message
+    ) throws(RedisError) -> RESPParser.Frame<Message>? {
+        let deadline = ContinuousClock.now + timeout
+        do throws(RedisError) {
+            while true {
+                if let frame = try parser.nextFrame(message: message) { return frame }
+                guard socket.isOpen else { throw .connectionClosed }
+                guard let count = try socket.read(into: readChunk, until: deadline) else { return nil }
+                parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
+            }
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
     private func nextReply(until deadline: ContinuousClock.Instant) throws(RedisError) -> RESPValue? {
         do throws(RedisError) {
             while true {

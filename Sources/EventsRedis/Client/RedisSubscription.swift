@@ -121,8 +121,17 @@ final class RedisSubscription: Sendable {
     ) throws(RedisError) {
         var lastFrame = ContinuousClock.now
         var pingSent: ContinuousClock.Instant?
+        // The channel name of the last message, reused while messages keep arriving on the same
+        // channel (the usual case) instead of making a String per message.
+        var lastChannel: (bytes: [UInt8], name: String) = ([], "")
+        let makeMessage = { (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>) in
+            if !Self.equal(channel, lastChannel.bytes) {
+                lastChannel = (Array(channel), String(decoding: channel, as: UTF8.self))
+            }
+            return RedisPubSubMessage(channel: lastChannel.name, payload: Array(payload))
+        }
         while !isStopped {
-            guard let frame = try connection.readReplyIfAvailable(within: Self.readSlice) else {
+            guard let frame = try connection.readFrameIfAvailable(within: Self.readSlice, message: makeMessage) else {
                 let now = ContinuousClock.now
                 if let pingSent {
                     if now - pingSent > configuration.replyTimeout { throw .timedOut("reply") }
@@ -134,11 +143,21 @@ final class RedisSubscription: Sendable {
             }
             lastFrame = .now
             pingSent = nil
-            if let event = try Self.event(from: frame) {
+            if case .message(let message) = frame {
+                deliver(.message(message))
+            } else if case .value(let frame) = frame, let event = try Self.event(from: frame) {
                 if case .subscribed = event { confirmed() }
                 deliver(event)
             }
         }
+    }
+
+    /// Whether `bytes` and `other` hold the same bytes (`memcmp`: the generic `elementsEqual`
+    /// walks them one at a time).
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
+        return other.withUnsafeBufferPointer { memcmp(base, $0.baseAddress!, bytes.count) == 0 }
     }
 
     /// Decodes one frame of a subscribed connection; `nil` for frames that carry nothing for
