@@ -62,7 +62,7 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
             registry.remove(record)
             return true
         }
-        if cancelled { record.didCancel() }
+        if cancelled, record.traits.contains(.cancelHook) { record.didCancel() }
     }
 
     /// Whether the listener can still receive events: not cancelled or removed, not a `once`

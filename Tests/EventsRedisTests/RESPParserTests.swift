@@ -229,7 +229,9 @@ struct RESPParserTests {
         var values: [RESPValue] = []
         func take() throws(RedisError) {
             while let frame = try parser.nextFrame(message: { channel, payload in
-                RESPValue.array([.bulkString(Array("message".utf8)), .bulkString(Array(channel)), .bulkString(Array(payload))])
+                RESPValue.array([
+                    .bulkString(Array("message".utf8)), .bulkString(Array(channel)), .bulkString(Array(payload)),
+                ])
             }) {
                 switch frame {
                 case .message(let value), .value(let value): values.append(value)

@@ -6,15 +6,29 @@
 /// benchmark showed that hash as a large part of a one-listener dispatch. A typed key keeps its
 /// slot once placed (its list may become nil), so there are no tombstones; the table only grows,
 /// bounded by the number of event types ever listened to. Names go to a plain `Dictionary`.
-struct ListTable<List> {
+///
+/// The slots live in a buffer of the table's own rather than an array, and the table cannot be
+/// copied: each listen and cancel changes a slot in place, and an array checks that its storage
+/// is unshared on every such change.
+struct ListTable<List>: ~Copyable {
     private struct Slot {
         var id: ObjectIdentifier?
         var list: List?
     }
 
-    private var slots = [Slot](repeating: Slot(), count: 16)
+    private var slots: UnsafeMutableBufferPointer<Slot>
     private var used = 0
     private var named: [EventKey: List] = [:]
+
+    init() {
+        slots = .allocate(capacity: 16)
+        slots.initialize(repeating: Slot())
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
 
     subscript(key: EventKey) -> List? {
         get {
@@ -86,12 +100,15 @@ struct ListTable<List> {
 
     private mutating func grow() {
         let old = slots
-        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        slots = .allocate(capacity: old.count * 2)
+        slots.initialize(repeating: Slot())
         used = 0
         for slot in old {
             guard let id = slot.id else { continue }
             let index = claimIndex(of: id)
             slots[index].list = slot.list
         }
+        old.deinitialize()
+        old.deallocate()
     }
 }

@@ -38,6 +38,8 @@ struct ListenerTraits: OptionSet, Sendable {
     @inlinable static var filtersSender: ListenerTraits { ListenerTraits(rawValue: 1 << 3) }
     /// An `EventHandlerRecord`, whose handler takes the event alone: dispatch calls it directly.
     @inlinable static var eventOnly: ListenerTraits { ListenerTraits(rawValue: 1 << 4) }
+    /// Overrides `didCancel()`: only such records are called there when they are cancelled.
+    @inlinable static var cancelHook: ListenerTraits { ListenerTraits(rawValue: 1 << 5) }
 }
 
 /// The parts of a registration that most listeners do not have: a key, an owner or a sender
@@ -132,9 +134,10 @@ class ListenerRecord: @unchecked Sendable {
 
     init(
         registry: Registry, once: Bool, isRouted: Bool, ownsOwner: Bool = false, eventOnly: Bool = false,
-        callSite: CallSite, details: ListenerDetails?
+        hasCancelHook: Bool = false, callSite: CallSite, details: ListenerDetails?
     ) {
         var traits: ListenerTraits = eventOnly ? .eventOnly : []
+        if hasCancelHook { traits.insert(.cancelHook) }
         if once { traits.insert(.once) }
         if isRouted { traits.insert(.routed) }
         if ownsOwner || details?.ownerID != nil { traits.insert(.ownerBound) }
@@ -179,7 +182,9 @@ class ListenerRecord: @unchecked Sendable {
     @inlinable final var sender: AnyObject? { details?.sender }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
-    /// bridge tear down what it set up outside the center. Never called under a lock.
+    /// bridge tear down what it set up outside the center. Never called under a lock. Called
+    /// only on records created with `hasCancelHook` (most records have nothing to tear down, and
+    /// the call was measurable on every cancel).
     func didCancel() {}
 
     /// The event type, for diagnostics (known to the typed subclass; not stored, to keep records small).

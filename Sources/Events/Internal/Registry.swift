@@ -1,72 +1,3 @@
-/// One event key's listeners in the registry, in delivery order, with a version that changes on
-/// every mutation (so an optimistic check-then-insert can tell whether it raced with another change).
-///
-/// Entries are unretained: the list holds a reference only to records that are
-/// ``ListenerRecord/isKeptByList`` (it took one when inserting them and gives it back when
-/// dropping them); every other record is kept alive by its subscription, which removes it from
-/// the list before releasing it. So every record in a list is alive while the registry lock is
-/// held, and readers retain what they copy out under that lock.
-struct ListenerList {
-    var entries: ContiguousArray<Unmanaged<ListenerRecord>> = []
-    var version: UInt64 = 0
-    /// The read stripes that cache a copy of this list (bit i: stripe i), to invalidate on change.
-    var cachedStripes: UInt32 = 0
-
-    /// Inserts keeping the order: higher priority first, ties in registration order (by
-    /// ascending sequence for named listeners; typed listeners all have sequence 0, so a new one
-    /// goes after every listener of its priority). Takes a reference for the list when the
-    /// record is kept by it. Call with the registry lock held.
-    mutating func insert(_ record: ListenerRecord) {
-        let entry = record.isKeptByList ? Unmanaged.passRetained(record) : Unmanaged.passUnretained(record)
-        let priority = record.priority
-        let sequence = record.sequence
-        func runsBefore(_ other: Unmanaged<ListenerRecord>) -> Bool {
-            other._withUnsafeGuaranteedRef { other in
-                other.priority > priority || (other.priority == priority && other.sequence <= sequence)
-            }
-        }
-        // Usually the new listener runs last: append without searching.
-        guard let last = entries.last, !runsBefore(last) else {
-            entries.append(entry)
-            return
-        }
-        // Binary search for the first element that must run after `record`.
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if runsBefore(entries[mid]) { low = mid + 1 } else { high = mid }
-        }
-        entries.insert(entry, at: low)
-    }
-
-    /// The records, retained, for a reader to use after unlocking. Call with the registry lock held.
-    var records: ContiguousArray<ListenerRecord> {
-        var records = ContiguousArray<ListenerRecord>()
-        records.reserveCapacity(entries.count)
-        for entry in entries { records.append(entry.takeUnretainedValue()) }
-        return records
-    }
-}
-
-/// Records taken out of the registry's lists, to let go of after unlocking: the references the
-/// lists held, and the stripes' copies. Either may be the last reference to a handler's
-/// captures, whose deinitializers are user code, which never runs under the registry lock.
-struct Released {
-    var records: [ListenerRecord] = []
-    var copies: [ContiguousArray<ListenerRecord>] = []
-
-    /// Takes `entry` out of a list for good: gives back the list's reference, if it held one,
-    /// and marks the record unlisted, as the registry's last touch of it (after that, its
-    /// subscription may free it). Call with the registry lock held.
-    mutating func unlist(_ entry: Unmanaged<ListenerRecord>) {
-        entry._withUnsafeGuaranteedRef { record in
-            if record.isKeptByList { records.append(entry.takeRetainedValue()) }
-            record.listed.store(false, ordering: .releasing)
-        }
-    }
-}
-
 /// The center's table of listeners: one list per event key, behind one lock.
 ///
 /// Rules of this type, which the rest of the package relies on:
@@ -95,12 +26,16 @@ final class Registry: @unchecked Sendable {
     /// The table lives behind a pointer: a stored `var` of a class is checked for exclusive
     /// access at run time on every read (a thread-local access set), which the benchmark showed
     /// on every dispatch. The lock already guarantees exclusivity.
-    private let listsStorage: UnsafeMutablePointer<ListTable<ListenerList>> = {
-        let storage = UnsafeMutablePointer<ListTable<ListenerList>>.allocate(capacity: 1)
+    ///
+    /// The table holds its lists unmanaged, owning one reference to each (taken when a list is
+    /// created, given back when it is dropped): a list is reached on every listen and cancel,
+    /// and a managed reference is retained and released around each such use.
+    private let listsStorage: UnsafeMutablePointer<ListTable<Unmanaged<ListenerList>>> = {
+        let storage = UnsafeMutablePointer<ListTable<Unmanaged<ListenerList>>>.allocate(capacity: 1)
         storage.initialize(to: ListTable())
         return storage
     }()
-    private var lists: ListTable<ListenerList> {
+    private var lists: ListTable<Unmanaged<ListenerList>> {
         _read { yield listsStorage.pointee }
         _modify { yield &listsStorage.pointee }
     }
@@ -135,12 +70,12 @@ final class Registry: @unchecked Sendable {
     /// threads on different stripes never retain the same array) and returns it.
     private func refill(_ key: EventKey, stripe: Int) -> ContiguousArray<ListenerRecord>? {
         let (copy, replaced): (ContiguousArray<ListenerRecord>?, ContiguousArray<ListenerRecord>?) = lock.withLock {
-            guard let entries = lists[key]?.entries, !entries.isEmpty else { return (nil, nil) }
+            guard let list = lists[key]?.takeUnretainedValue(), !list.isEmpty else { return (nil, nil) }
             var copy = ContiguousArray<ListenerRecord>()
             // At least 128 bytes, so that two stripes' small arrays never share a cache line.
-            copy.reserveCapacity(max(entries.count, 12))
-            for entry in entries { copy.append(entry.takeUnretainedValue()) }
-            lists[key]!.cachedStripes |= 1 << UInt32(stripe)
+            copy.reserveCapacity(max(list.count, 12))
+            for entry in list.entries { copy.append(entry.takeUnretainedValue()) }
+            list.cachedStripes |= 1 << UInt32(stripe)
             return (copy, stripes.store(copy, for: key, in: stripe))
         }
         withExtendedLifetime(replaced) {}
@@ -150,10 +85,9 @@ final class Registry: @unchecked Sendable {
     /// Drops the stripes' copies of `key`'s list, which the caller is changing; call with the
     /// lock held. Returns them, to release after unlocking.
     private func invalidateCopies(of key: EventKey) -> [ContiguousArray<ListenerRecord>] {
-        let cached: UInt32 = listsStorage.pointee.modify(key) { list in
-            defer { list?.cachedStripes = 0 }
-            return list?.cachedStripes ?? 0
-        }
+        guard let list = lists[key]?.takeUnretainedValue() else { return [] }
+        defer { list.cachedStripes = 0 }
+        let cached = list.cachedStripes
         return stripes.invalidate(key, in: cached)
     }
 
@@ -161,13 +95,13 @@ final class Registry: @unchecked Sendable {
     /// list, for an optimistic `insert(_:ifVersion:)`.
     func duplicateCandidates(in slot: DuplicateSlot) -> (records: [ListenerRecord], version: UInt64) {
         lock.withLock {
-            (duplicateIndex[slot] ?? [], lists[slot.eventKey]?.version ?? 0)
+            (duplicateIndex[slot] ?? [], lists[slot.eventKey]?.takeUnretainedValue().version ?? 0)
         }
     }
 
     /// Every list, for operations that span event types (removal by owner, sweeps, reports).
     func snapshotAll() -> [(key: EventKey, records: ContiguousArray<ListenerRecord>)] {
-        lock.withLock { lists.all.map { (key: $0.key, records: $0.list.records) } }
+        lock.withLock { lists.all.map { (key: $0.key, records: $0.list.takeUnretainedValue().records) } }
     }
 
     /// Inserts `record` into its list. With `expectedVersion`, inserts only if the list has not
@@ -222,15 +156,19 @@ final class Registry: @unchecked Sendable {
         // One table lookup for the whole change. The closure captures plain values only, so
         // that calling it retains nothing.
         let cached: UInt32? = listsStorage.pointee.modify(key) { list in
-            if let expectedVersion, (list?.version ?? 0) != expectedVersion { return nil }
-            if list == nil { list = ListenerList() }
-            borrowed._withUnsafeGuaranteedRef { record in
-                list!.insert(record)
-                record.listed.store(true, ordering: .relaxed)
+            if let expectedVersion, (list?._withUnsafeGuaranteedRef { $0.version } ?? 0) != expectedVersion {
+                return nil
             }
-            list!.version = version
-            defer { list!.cachedStripes = 0 }
-            return list!.cachedStripes
+            if list == nil { list = .passRetained(ListenerList()) }
+            return list.unsafelyUnwrapped._withUnsafeGuaranteedRef { list in
+                borrowed._withUnsafeGuaranteedRef { record in
+                    list.insert(record)
+                    record.listed.store(true, ordering: .relaxed)
+                }
+                list.version = version
+                defer { list.cachedStripes = 0 }
+                return list.cachedStripes
+            }
         }
         guard let cached else { return (false, nil) }
         mutations = version
@@ -262,8 +200,9 @@ final class Registry: @unchecked Sendable {
         let (_, listReference, copies) = removeLocked(record, from: key)
         lock.unlock()
         // Released only now, outside the lock: it may hold the last reference to a handler's
-        // captures, whose deinitializers are user code.
-        withExtendedLifetime((listReference, copies)) {}
+        // captures, whose deinitializers are user code. (Tested first: both are usually nil,
+        // and releasing nil is still a call.)
+        if listReference != nil || copies != nil { withExtendedLifetime((listReference, copies)) {} }
         return true
     }
 
@@ -295,34 +234,31 @@ final class Registry: @unchecked Sendable {
     private func removeLocked(_ record: ListenerRecord, from key: EventKey) -> (
         removed: Bool, listReference: ListenerRecord?, copies: [ContiguousArray<ListenerRecord>]?
     ) {
-        let target = Unmanaged.passUnretained(record)
         let version = mutations &+ 1
         // One table lookup for the whole change; the closure captures plain values only.
-        let (removed, cached): (Bool, UInt32) = listsStorage.pointee.modify(key) { list in
-            guard let index = list?.entries.lastIndex(where: { $0.toOpaque() == target.toOpaque() }) else {
-                return (false, 0)
+        let (removed, cached): (Unmanaged<ListenerRecord>?, UInt32) = listsStorage.pointee.modify(key) { list in
+            guard let current = list else { return (nil, 0) }
+            let (removed, cached, isEmpty) = current._withUnsafeGuaranteedRef {
+                current -> (Unmanaged<ListenerRecord>?, UInt32, Bool) in
+                guard let removed = current.remove(record) else { return (nil, 0, false) }
+                let cached = current.cachedStripes
+                current.version = version
+                current.cachedStripes = 0
+                return (removed, cached, current.isEmpty)
             }
-            // Usually the newest listener is the one to go: then nothing moves.
-            if index == list!.entries.count - 1 {
-                list!.entries.removeLast()
-            } else {
-                list!.entries.remove(at: index)
-            }
-            let cached = list!.cachedStripes
-            if list!.entries.isEmpty {
+            if isEmpty {
                 list = nil
-            } else {
-                list!.version = version
-                list!.cachedStripes = 0
+                // Freeing a list runs no user code, so it may happen under the lock.
+                current.release()
             }
-            return (true, cached)
+            return (removed, cached)
         }
-        guard removed else { return (false, nil, nil) }
+        guard let removed else { return (false, nil, nil) }
         mutations = version
         // The caller holds `record`, so the order of these last touches does not matter here.
         record.listed.store(false, ordering: .releasing)
         return (
-            true, record.isKeptByList ? target.takeRetainedValue() : nil,
+            true, record.isKeptByList ? removed.takeRetainedValue() : nil,
             cached == 0 ? nil : stripes.invalidate(key, in: cached)
         )
     }
@@ -357,20 +293,18 @@ final class Registry: @unchecked Sendable {
     /// Keeps the active records of `key`'s list and returns what the caller must release after
     /// unlocking, or nil when every record is still active.
     private func purgeLocked(_ key: EventKey) -> Released? {
-        guard let entries = lists[key]?.entries else { return nil }
-        var kept = ContiguousArray<Unmanaged<ListenerRecord>>()
-        var dropped = ContiguousArray<Unmanaged<ListenerRecord>>()
-        for entry in entries {
-            if entry._withUnsafeGuaranteedRef({ $0.isActive }) { kept.append(entry) } else { dropped.append(entry) }
-        }
+        guard let list = lists[key]?.takeUnretainedValue() else { return nil }
+        let dropped = list.removeInactive()
         guard !dropped.isEmpty else { return nil }
         var released = Released()
-        released.copies = invalidateCopies(of: key)
-        if kept.isEmpty {
+        released.copies = stripes.invalidate(key, in: list.cachedStripes)
+        list.cachedStripes = 0
+        if list.isEmpty {
             lists[key] = nil
+            Unmanaged.passUnretained(list).release()
         } else {
             mutations &+= 1
-            lists[key] = ListenerList(entries: kept, version: mutations)
+            list.version = mutations
         }
         for entry in dropped {
             entry._withUnsafeGuaranteedRef { record in
@@ -390,7 +324,10 @@ final class Registry: @unchecked Sendable {
             var released = Released()
             for (key, list) in lists.all {
                 released.copies += invalidateCopies(of: key)
-                for entry in list.entries { released.unlist(entry) }
+                list._withUnsafeGuaranteedRef { list in
+                    for entry in list.entries { released.unlist(entry) }
+                }
+                list.release()
             }
             listsStorage.pointee = ListTable()
             released.records += duplicateIndex.values.joined()

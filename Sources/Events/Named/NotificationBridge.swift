@@ -176,7 +176,8 @@ final class ForwardingRecord: TypedListenerRecord<NotificationForwarding>, @unch
         handler: @escaping @Sendable (AnyObject?, NotificationForwarding, Sender?) throws -> Void
     ) {
         self.handler = handler
-        super.init(registry: registry, once: false, isRouted: false, callSite: callSite, details: nil)
+        super.init(
+            registry: registry, once: false, isRouted: false, hasCancelHook: true, callSite: callSite, details: nil)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: NotificationForwarding, _ sender: Sender?) throws {
