@@ -46,30 +46,9 @@ struct RESPParser {
 
     /// The next complete value, or `nil` when more bytes are needed.
     mutating func next() throws(RedisError) -> RESPValue? {
-        if let failure { throw failure }
-        guard readIndex < buffer.count else { return nil }
-        let start = readIndex
-        let limits = limits
-        let outcome: Result<(RESPValue, Int)?, RedisError> = buffer.withUnsafeBufferPointer { bytes in
-            let scanner = RESPScanner(bytes: bytes, limits: limits)
-            do throws(RedisError) {
-                guard let end = try scanner.scan(at: start, depth: 0) else { return .success(nil) }
-                var cursor = start
-                let value = scanner.build(at: &cursor)
-                return .success((value, end))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
-        case .success(.some((let value, let end))):
-            readIndex = end
-            return value
-        case .success(.none):
-            return nil
-        case .failure(let error):
-            failure = error
-            throw error
+        try nextComplete { scanner, start in
+            var cursor = start
+            return scanner.build(at: &cursor)
         }
     }
 
@@ -90,27 +69,34 @@ struct RESPParser {
     mutating func nextFrame<Message>(
         message: (_ channel: UnsafeBufferPointer<UInt8>, _ payload: UnsafeBufferPointer<UInt8>) -> Message
     ) throws(RedisError) -> Frame<Message>? {
+        try nextComplete { scanner, start in
+            if let (channel, payload) = scanner.messageParts(at: start) { return .message(message(channel, payload)) }
+            var cursor = start
+            return .value(scanner.build(at: &cursor))
+        }
+    }
+
+    /// Scans the next value and, once it is complete and valid, hands `make` the scanner and
+    /// the value's start, consuming the value. Nil when more bytes are needed; a malformed
+    /// value is thrown, and thrown again by every later call.
+    private mutating func nextComplete<T>(_ make: (RESPScanner, Int) -> T) throws(RedisError) -> T? {
         if let failure { throw failure }
         guard readIndex < buffer.count else { return nil }
         let start = readIndex
         let limits = limits
-        let outcome: Result<(Frame<Message>, Int)?, RedisError> = buffer.withUnsafeBufferPointer { bytes in
+        let outcome: Result<(T, Int)?, RedisError> = buffer.withUnsafeBufferPointer { bytes in
             let scanner = RESPScanner(bytes: bytes, limits: limits)
             do throws(RedisError) {
                 guard let end = try scanner.scan(at: start, depth: 0) else { return .success(nil) }
-                if let (channel, payload) = scanner.messageParts(at: start) {
-                    return .success((.message(message(channel, payload)), end))
-                }
-                var cursor = start
-                return .success((.value(scanner.build(at: &cursor)), end))
+                return .success((make(scanner, start), end))
             } catch {
                 return .failure(error)
             }
         }
         switch outcome {
-        case .success(.some((let frame, let end))):
+        case .success(.some((let value, let end))):
             readIndex = end
-            return frame
+            return value
         case .success(.none):
             return nil
         case .failure(let error):

@@ -165,24 +165,23 @@ package final class RedisConnection {
         within timeout: Duration,
         message: (_ channel: UnsafeBufferPointer<UInt8>, _ payload: UnsafeBufferPointer<UInt8>) -> Message
     ) throws(RedisError) -> RESPParser.Frame<Message>? {
-        let deadline = ContinuousClock.now + timeout
-        do throws(RedisError) {
-            while true {
-                if let frame = try parser.nextFrame(message: message) { return frame }
-                guard socket.isOpen else { throw .connectionClosed }
-                guard let count = try socket.read(into: readChunk, until: deadline) else { return nil }
-                parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
-            }
-        } catch {
-            fail()
-            throw error
+        try nextParsed(until: ContinuousClock.now + timeout) { parser throws(RedisError) in
+            try parser.nextFrame(message: message)
         }
     }
 
     private func nextReply(until deadline: ContinuousClock.Instant) throws(RedisError) -> RESPValue? {
+        try nextParsed(until: deadline) { parser throws(RedisError) in try parser.next() }
+    }
+
+    /// Reads until `parse` finds a complete value in the buffered bytes, or `deadline` passes
+    /// (nil). Any failure closes the connection.
+    private func nextParsed<T>(
+        until deadline: ContinuousClock.Instant, _ parse: (inout RESPParser) throws(RedisError) -> T?
+    ) throws(RedisError) -> T? {
         do throws(RedisError) {
             while true {
-                if let value = try parser.next() { return value }
+                if let value = try parse(&parser) { return value }
                 guard socket.isOpen else { throw .connectionClosed }
                 guard let count = try socket.read(into: readChunk, until: deadline) else { return nil }
                 parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
