@@ -44,18 +44,27 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
 
     /// Iterates the events; `next()` returns nil once the stream has ended.
     public struct Iterator: AsyncIteratorProtocol {
-        let buffer: EventBuffer<E>
+        @usableFromInline let buffer: EventBuffer<E>
         /// Cancels the listener when the iteration ends: a `break` out of `for await` destroys
         /// the iterator, even while the stream itself is still referenced.
-        let end: IterationEnd<E>
+        @usableFromInline let end: IterationEnd<E>
+
+        // Both `next` methods are inlinable and take a buffered event synchronously first (unless
+        // the task is cancelled: the async path then ends the sequence). A consumer that has not
+        // caught up then makes no async call per event: each one cost a frame from the task's
+        // allocator and an executor check, most of the cost of such an event (measured).
 
         // Runs on the caller's executor: a plain nonisolated async method would hop to the
         // global executor on every event.
+        @inlinable
         public nonisolated(nonsending) mutating func next() async -> E? {
-            await next(isolation: #isolation)
+            if !Task.isCancelled, let event = buffer.takeBuffered() { return event }
+            return await next(isolation: #isolation)
         }
 
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async -> E? {
+            if !Task.isCancelled, let event = buffer.takeBuffered() { return event }
             guard let event = await buffer.next(isolation: actor) else {
                 end.subscription.cancel()
                 return nil
@@ -67,8 +76,9 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
 
 /// Ends the listener of a stream when the last copy of its iterator goes away, and wakes any
 /// other task still waiting on the same stream with the end of the sequence.
+@usableFromInline
 final class IterationEnd<E: Sendable>: Sendable {
-    let subscription: Subscription
+    @usableFromInline let subscription: Subscription
     let buffer: EventBuffer<E>
     init(_ subscription: Subscription, buffer: EventBuffer<E>) {
         self.subscription = subscription

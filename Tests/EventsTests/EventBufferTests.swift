@@ -1,0 +1,78 @@
+import Synchronization
+import Testing
+
+@testable import Events
+
+/// A value that counts its live instances, to prove the ring neither leaks nor destroys twice.
+private final class Tracked: Sendable {
+    static let live = Atomic<Int>(0)
+    let n: Int
+    init(_ n: Int) {
+        self.n = n
+        Self.live.add(1, ordering: .relaxed)
+    }
+    deinit { Self.live.subtract(1, ordering: .relaxed) }
+}
+
+/// The ring buffer behind `events(of:)`, driven directly: its head moves, it wraps around and
+/// grows while wrapped, and every event comes out once, in order.
+@Suite("Event buffer: the ring behind events(of:)", .serialized)
+struct EventBufferTests {
+    @Test func eventsComeOutInOrderAcrossWrapsAndGrowth() {
+        let buffer = EventBuffer<Int>(policy: .unbounded)
+        var next = 0
+        var expected = 0
+        // Rounds of pushes larger than the takes move the head around the ring, and growth
+        // happens while the events wrap past its end.
+        for round in 1...40 {
+            for _ in 0..<(round % 7 + 3) {
+                buffer.push(next)
+                next += 1
+            }
+            for _ in 0..<(round % 5 + 1) {
+                #expect(buffer.takeBuffered() == expected)
+                expected += 1
+            }
+        }
+        while let value = buffer.takeBuffered() {
+            #expect(value == expected)
+            expected += 1
+        }
+        #expect(expected == next)
+        #expect(buffer.takeBuffered() == nil)
+    }
+
+    @Test func dropOldestAcrossTheWrapKeepsTheNewest() {
+        let buffer = EventBuffer<Int>(policy: .dropOldest(capacity: 5))
+        for value in 0..<3 { buffer.push(value) }
+        #expect(buffer.takeBuffered() == 0)
+        for value in 3..<40 { buffer.push(value) }
+        #expect(buffer.droppedCount == 34)  // 2 left + 37 pushed, 5 kept
+        var kept: [Int] = []
+        while let value = buffer.takeBuffered() { kept.append(value) }
+        #expect(kept == [35, 36, 37, 38, 39])
+    }
+
+    @Test func cancellingAndDeinitializingDestroyEachBufferedEventOnce() {
+        let before = Tracked.live.load(ordering: .relaxed)
+        do {
+            let buffer = EventBuffer<Tracked>(policy: .unbounded)
+            for n in 0..<50 { buffer.push(Tracked(n)) }
+            for n in 0..<20 { #expect(buffer.takeBuffered()?.n == n) }
+            for n in 50..<70 { buffer.push(Tracked(n)) }  // wraps and grows with the head moved
+            #expect(Tracked.live.load(ordering: .relaxed) - before == 50)
+            buffer.cancel()
+            #expect(Tracked.live.load(ordering: .relaxed) == before)
+            buffer.push(Tracked(99))  // after the end: dropped at once
+            #expect(buffer.takeBuffered() == nil)
+        }
+        do {
+            let buffer = EventBuffer<Tracked>(policy: .dropOldest(capacity: 8))
+            for n in 0..<30 { buffer.push(Tracked(n)) }
+            _ = buffer.takeBuffered()
+            #expect(Tracked.live.load(ordering: .relaxed) - before == 7)
+        }
+        // The second buffer's deinit destroyed what it still held.
+        #expect(Tracked.live.load(ordering: .relaxed) == before)
+    }
+}
