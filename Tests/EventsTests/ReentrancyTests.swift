@@ -78,9 +78,10 @@ struct ReentrancyTests {
         let calls = Counter()
         let box = Recorder<Subscription>()
         box.record(
-            center.listen(to: Tick.self) { _ in
+            // Weak: the box keeps the subscription, whose handler would otherwise keep the box.
+            center.listen(to: Tick.self) { [weak box] _ in
                 calls.increment()
-                box.values.first?.cancel()
+                box?.values.first?.cancel()
             })
         center.dispatch(Tick(n: 1))
         center.dispatch(Tick(n: 2))
