@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -12,6 +13,25 @@ private final class Tracked: Sendable {
         Self.live.add(1, ordering: .relaxed)
     }
     deinit { Self.live.subtract(1, ordering: .relaxed) }
+}
+
+/// An event whose deinitializer runs code, as user types may: here, code that pushes into the
+/// very buffer destroying it.
+private final class ReentrantEvent: Sendable {
+    let onDeinit: (@Sendable () -> Void)?
+    init(_ onDeinit: (@Sendable () -> Void)? = nil) { self.onDeinit = onDeinit }
+    deinit { onDeinit?() }
+}
+
+/// Runs `body` on a thread of its own and reports whether it finished within 10 s (a deadlock
+/// leaves that thread stuck, and the test fails instead of hanging).
+private func finishes(_ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }.start()
+    return done.wait(timeout: .now() + 10) == .success
 }
 
 /// The ring buffer behind `events(of:)`, driven directly: its head moves, it wraps around and
@@ -74,5 +94,41 @@ struct EventBufferTests {
         }
         // The second buffer's deinit destroyed what it still held.
         #expect(Tracked.live.load(ordering: .relaxed) == before)
+    }
+
+    // No lock is held while user code runs: an event dropped or discarded by the buffer is
+    // destroyed after the buffer's lock is released, so its deinitializer may use the buffer.
+
+    @Test func anEventDroppedByDropOldestIsDestroyedOutsideTheLock() {
+        let buffer = EventBuffer<ReentrantEvent>(policy: .dropOldest(capacity: 1))
+        let pushedFromDeinit = Counter()
+        let finished = finishes {
+            buffer.push(
+                ReentrantEvent {
+                    buffer.push(ReentrantEvent())
+                    pushedFromDeinit.increment()
+                })
+            buffer.push(ReentrantEvent())  // drops the first, whose deinit pushes again
+        }
+        // Without it, a deadlocked thread still holds the lock: touch the buffer no more.
+        guard finished else {
+            Issue.record("pushing from the dropped event's deinitializer deadlocked")
+            return
+        }
+        #expect(pushedFromDeinit.value == 1)
+        #expect(buffer.droppedCount == 2)
+    }
+
+    @Test func eventsDiscardedByCancelAreDestroyedOutsideTheLock() {
+        let buffer = EventBuffer<ReentrantEvent>(policy: .unbounded)
+        let finished = finishes {
+            buffer.push(ReentrantEvent { buffer.push(ReentrantEvent()) })
+            buffer.cancel()  // discards it; its deinit pushes into the ended buffer
+        }
+        guard finished else {
+            Issue.record("pushing from a discarded event's deinitializer deadlocked")
+            return
+        }
+        #expect(buffer.takeBuffered() == nil)
     }
 }

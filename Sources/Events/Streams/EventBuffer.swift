@@ -42,7 +42,7 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     }
 
     deinit {
-        removeAllLocked()
+        Self.destroy(storage, capacity: capacity, head: head, count: count)
         storage.deallocate()
     }
 
@@ -72,15 +72,26 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
         case .dropOldest(let limit):
             if limit <= 0 {
                 dropped += 1
+            } else if count >= limit {
+                replaceOldestUnlocking(with: event)
+                return
             } else {
-                if count >= limit {
-                    _ = takeLocked()
-                    dropped += 1
-                }
                 appendLocked(event)
             }
         }
         lock.unlock()
+    }
+
+    /// Drops the oldest buffered event to make room for `event`, and releases the lock before
+    /// the dropped event is destroyed: its deinitializer may be user code, which never runs
+    /// under the lock. Call with the lock held.
+    @inline(never)
+    private func replaceOldestUnlocking(with event: E) {
+        let oldest = takeLocked()
+        dropped += 1
+        appendLocked(event)
+        lock.unlock()
+        withExtendedLifetime(oldest) {}
     }
 
     /// Hands `event` to the longest-waiting consumer, releasing the lock before resuming it.
@@ -101,11 +112,19 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     func cancel() {
         lock.lock()
         finished = true
-        removeAllLocked()
+        // The events leave with their ring, destroyed after unlocking (their deinitializers may
+        // be user code); nothing is buffered after the end, so a one-slot ring is enough.
+        let ring = (storage: storage, capacity: capacity, head: head, count: count)
+        storage = .allocate(capacity: 1)
+        capacity = 1
+        head = 0
+        count = 0
         let waiting = waiters
         waiters = []
         hasWaiters = false
         lock.unlock()
+        Self.destroy(ring.storage, capacity: ring.capacity, head: ring.head, count: ring.count)
+        ring.storage.deallocate()
         for waiter in waiting { waiter.resume(returning: nil) }
     }
 
@@ -183,13 +202,10 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
         head = 0
     }
 
-    /// Drops every buffered event (the ring keeps its size). Call with the lock held, or from
-    /// `deinit`.
-    private func removeAllLocked() {
+    /// Destroys the `count` events of a ring from `head` on, wrapping around.
+    private static func destroy(_ storage: UnsafeMutablePointer<E>, capacity: Int, head: Int, count: Int) {
         let firstPart = min(count, capacity - head)
         (storage + head).deinitialize(count: firstPart)
         storage.deinitialize(count: count - firstPart)
-        head = 0
-        count = 0
     }
 }
