@@ -42,7 +42,9 @@ public final class Subscription: Hashable, Sendable, CustomStringConvertible {
 
     deinit {
         guard !record.isOwnerBound else { return }
-        cancel()
+        // Already ended (usually by an explicit `cancel()`): nothing to cancel, and no call. A
+        // `once` listener goes through `cancel()` anyway, which stops its queued delivery.
+        if record.isActive || record.once { cancel() }
         // The registry's list does not keep this record alive (`isKeptByList`): it must leave
         // the list before this reference goes. `cancel()` took it out, unless another path had
         // retired it first (a `once` listener that fired, a sender that died), which leaves the
