@@ -36,8 +36,9 @@ final class PublishQueue: Sendable {
 
     let capacity: Int
     private let lock = Lock()
-    // Guarded by `lock`.
-    nonisolated(unsafe) private var state = State()
+    // Guarded by `lock`, which also makes every access exclusive: `@exclusivity(unchecked)`
+    // drops the run-time exclusivity check, paid on every access (every event, here).
+    @exclusivity(unchecked) nonisolated(unsafe) private var state = State()
 
     init(capacity: Int) {
         precondition(capacity > 0, "the publish buffer needs room for at least one event")
