@@ -132,3 +132,68 @@ struct EventBufferTests {
         #expect(buffer.takeBuffered() == nil)
     }
 }
+
+/// The ring against a plain array model: random pushes, takes and cancels under each policy,
+/// with limits on both sides of the ring's initial size, so that every wrap, growth while
+/// wrapped and drop at the head is compared event by event.
+extension EventBufferTests {
+    @Test(arguments: [
+        EventBufferingPolicy.unbounded, .dropOldest(capacity: 1), .dropOldest(capacity: 15),
+        .dropOldest(capacity: 16), .dropOldest(capacity: 17), .dropOldest(capacity: 40), .dropNewest(capacity: 0),
+        .dropNewest(capacity: 1), .dropNewest(capacity: 16), .dropNewest(capacity: 33),
+    ])
+    func randomPushesAndTakesMatchAnArray(policy: EventBufferingPolicy) {
+        var generator = SeededGenerator(seed: 0x5EED)
+        let before = Tracked.live.load(ordering: .relaxed)
+        for _ in 0..<20 {
+            let buffer = EventBuffer<Tracked>(policy: policy)
+            var model: [Int] = []
+            var dropped = 0
+            var next = 0
+            for _ in 0..<Int.random(in: 1..<400, using: &generator) {
+                if Int.random(in: 0..<10, using: &generator) < 6 {
+                    buffer.push(Tracked(next))
+                    switch policy {
+                    case .unbounded: model.append(next)
+                    case .dropNewest(let limit):
+                        if model.count < limit { model.append(next) } else { dropped += 1 }
+                    case .dropOldest(let limit):
+                        if limit <= 0 {
+                            dropped += 1
+                        } else {
+                            if model.count >= limit {
+                                model.removeFirst()
+                                dropped += 1
+                            }
+                            model.append(next)
+                        }
+                    }
+                    next += 1
+                } else {
+                    #expect(buffer.takeBuffered()?.n == (model.isEmpty ? nil : model.removeFirst()))
+                }
+            }
+            #expect(buffer.droppedCount == dropped)
+            #expect(Tracked.live.load(ordering: .relaxed) - before == model.count)
+            if Bool.random(using: &generator) {
+                buffer.cancel()
+                #expect(Tracked.live.load(ordering: .relaxed) == before)
+                #expect(buffer.takeBuffered() == nil)
+            }
+        }
+        #expect(Tracked.live.load(ordering: .relaxed) == before)
+    }
+}
+
+/// A deterministic random source (SplitMix64), so that a failure reproduces.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
