@@ -185,15 +185,14 @@ extension EventBufferTests {
     }
 }
 
-/// A deterministic random source (SplitMix64), so that a failure reproduces.
+/// A deterministic random source (xorshift64*), so that a failure reproduces.
 private struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = seed == 0 ? 1 : seed }  // xorshift never leaves 0
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
     }
 }
