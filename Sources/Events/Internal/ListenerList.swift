@@ -34,6 +34,24 @@ final class ListenerList {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The stripes that cached a copy of this list, forgotten here: the caller is changing the
+    /// list, and drops those copies.
+    func takeCachedStripes() -> UInt32 {
+        defer { cachedStripes = 0 }
+        return cachedStripes
+    }
+
+    /// Ends `entry`'s place in a list: returns the list's reference (for a record the list
+    /// keeps), to release after unlocking, and marks the record unlisted as the registry's last
+    /// touch of it (after that, its subscription may free it). Call with the registry lock held.
+    static func unlist(_ entry: Unmanaged<ListenerRecord>) -> ListenerRecord? {
+        entry._withUnsafeGuaranteedRef { record in
+            let listReference = record.isKeptByList ? entry.takeRetainedValue() : nil
+            record.listed.store(false, ordering: .releasing)
+            return listReference
+        }
+    }
+
     /// The entries, valid until the list next changes; use with the registry lock held.
     var entries: UnsafeBufferPointer<Unmanaged<ListenerRecord>> { UnsafeBufferPointer(start: base, count: count) }
 
@@ -136,13 +154,9 @@ struct Released {
     var records: [ListenerRecord] = []
     var copies: [ContiguousArray<ListenerRecord>] = []
 
-    /// Takes `entry` out of a list for good: gives back the list's reference, if it held one,
-    /// and marks the record unlisted, as the registry's last touch of it (after that, its
-    /// subscription may free it). Call with the registry lock held.
+    /// Takes `entry` out of a list for good (see ``ListenerList/unlist(_:)``), keeping the list's
+    /// reference, if it held one, for release after unlocking.
     mutating func unlist(_ entry: Unmanaged<ListenerRecord>) {
-        entry._withUnsafeGuaranteedRef { record in
-            if record.isKeptByList { records.append(entry.takeRetainedValue()) }
-            record.listed.store(false, ordering: .releasing)
-        }
+        if let listReference = ListenerList.unlist(entry) { records.append(listReference) }
     }
 }

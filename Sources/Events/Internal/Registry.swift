@@ -82,13 +82,10 @@ final class Registry: @unchecked Sendable {
         return copy
     }
 
-    /// Drops the stripes' copies of `key`'s list, which the caller is changing; call with the
-    /// lock held. Returns them, to release after unlocking.
-    private func invalidateCopies(of key: EventKey) -> [ContiguousArray<ListenerRecord>] {
-        guard let list = lists[key]?.takeUnretainedValue() else { return [] }
-        defer { list.cachedStripes = 0 }
-        let cached = list.cachedStripes
-        return stripes.invalidate(key, in: cached)
+    /// Drops the stripes' copies of `list`, the list of `key`, which the caller is changing; call
+    /// with the lock held. Returns them, to release after unlocking.
+    private func dropCopies(of list: ListenerList, key: EventKey) -> [ContiguousArray<ListenerRecord>] {
+        stripes.invalidate(key, in: list.takeCachedStripes())
     }
 
     /// The keyed records that may duplicate a registration in `slot`, and the version of their
@@ -166,8 +163,7 @@ final class Registry: @unchecked Sendable {
                     record.listed.store(true, ordering: .relaxed)
                 }
                 list.version = version
-                defer { list.cachedStripes = 0 }
-                return list.cachedStripes
+                return list.takeCachedStripes()
             }
         }
         guard let cached else { return (false, nil) }
@@ -241,10 +237,8 @@ final class Registry: @unchecked Sendable {
             let (removed, cached, isEmpty) = current._withUnsafeGuaranteedRef {
                 current -> (Unmanaged<ListenerRecord>?, UInt32, Bool) in
                 guard let removed = current.remove(record) else { return (nil, 0, false) }
-                let cached = current.cachedStripes
                 current.version = version
-                current.cachedStripes = 0
-                return (removed, cached, current.isEmpty)
+                return (removed, current.takeCachedStripes(), current.isEmpty)
             }
             if isEmpty {
                 list = nil
@@ -255,12 +249,7 @@ final class Registry: @unchecked Sendable {
         }
         guard let removed else { return (false, nil, nil) }
         mutations = version
-        // The caller holds `record`, so the order of these last touches does not matter here.
-        record.listed.store(false, ordering: .releasing)
-        return (
-            true, record.isKeptByList ? removed.takeRetainedValue() : nil,
-            cached == 0 ? nil : stripes.invalidate(key, in: cached)
-        )
+        return (true, ListenerList.unlist(removed), cached == 0 ? nil : stripes.invalidate(key, in: cached))
     }
 
     /// Drops a keyed owner-bound record from the index slot it was filed in; call with the lock
@@ -297,8 +286,7 @@ final class Registry: @unchecked Sendable {
         let dropped = list.removeInactive()
         guard !dropped.isEmpty else { return nil }
         var released = Released()
-        released.copies = stripes.invalidate(key, in: list.cachedStripes)
-        list.cachedStripes = 0
+        released.copies = dropCopies(of: list, key: key)
         if list.isEmpty {
             lists[key] = nil
             Unmanaged.passUnretained(list).release()
@@ -323,8 +311,8 @@ final class Registry: @unchecked Sendable {
         let released = lock.withLock {
             var released = Released()
             for (key, list) in lists.all {
-                released.copies += invalidateCopies(of: key)
                 list._withUnsafeGuaranteedRef { list in
+                    released.copies += dropCopies(of: list, key: key)
                     for entry in list.entries { released.unlist(entry) }
                 }
                 list.release()
