@@ -125,7 +125,7 @@ final class RedisSubscription: Sendable {
         // channel (the usual case) instead of making a String per message.
         var lastChannel: (bytes: [UInt8], name: String) = ([], "")
         let makeMessage = { (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>) in
-            if !Self.equal(channel, lastChannel.bytes) {
+            if !lastChannel.bytes.withUnsafeBufferPointer({ channel.hasSameBytes(as: $0) }) {
                 lastChannel = (Array(channel), String(decoding: channel, as: UTF8.self))
             }
             return RedisPubSubMessage(channel: lastChannel.name, payload: Array(payload))
@@ -150,14 +150,6 @@ final class RedisSubscription: Sendable {
                 deliver(event)
             }
         }
-    }
-
-    /// Whether `bytes` and `other` hold the same bytes (`memcmp`: the generic `elementsEqual`
-    /// walks them one at a time).
-    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
-        guard bytes.count == other.count else { return false }
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
-        return other.withUnsafeBufferPointer { memcmp(base, $0.baseAddress!, bytes.count) == 0 }
     }
 
     /// Decodes one frame of a subscribed connection; `nil` for frames that carry nothing for
