@@ -8,18 +8,18 @@ import Testing
 /// them alive and take them out of the list before letting go. These races retire or drop
 /// listeners from several threads at once, so that a record freed while still listed (or freed
 /// twice) shows up under the address sanitizer, and a missing happens-before under the thread
-/// sanitizer. Sized to finish in a few seconds under the sanitizers on two cores: the threads
-/// block cooperative-pool threads while they run, and other suites wait meanwhile.
+/// sanitizer. Sized to finish in a few seconds under the sanitizers on two cores; their threads
+/// are waited for without holding a thread of the concurrency pool.
 @Suite("Unretained listener lists under concurrency")
 struct UnretainedListStressTests {
-    @Test func onceAndSenderListenersDroppedWhileOtherThreadsDispatchPurgeAndSweep() {
+    @Test func onceAndSenderListenersDroppedWhileOtherThreadsDispatchPurgeAndSweep() async {
         let center = EventCenter()
         let capturesFreed = Counter()
         let capturesMade = Counter()
         let stop = Atomic<Bool>(false)
         let steady = Counter()
         let steadySubscription = center.listen(to: Tick.self) { _ in steady.increment() }
-        runOnThreads(5) { thread in
+        await runOnThreads(5) { thread in
             switch thread {
             case 0, 1:
                 // Dispatchers: consume once listeners and find dead senders, then purge.
@@ -72,7 +72,7 @@ struct UnretainedListStressTests {
         _ = steadySubscription
     }
 
-    @Test func aCenterDeinitializingWhileItsSubscriptionsAreCancelledAndDropped() {
+    @Test func aCenterDeinitializingWhileItsSubscriptionsAreCancelledAndDropped() async {
         for round in 0..<60 {
             let capturesFreed = Counter()
             var center: EventCenter? = EventCenter()
@@ -96,7 +96,7 @@ struct UnretainedListStressTests {
             subscriptions = []
             let centerBox = SharedBox<EventCenter?>(center)
             center = nil
-            runOnThreads(3) { thread in
+            await runOnThreads(3) { thread in
                 if thread == 0 {
                     centerBox.withLock { $0 = nil }
                     return
@@ -109,11 +109,11 @@ struct UnretainedListStressTests {
         }
     }
 
-    @Test func cancelAndDropRacingDispatchFreeEveryListenerOnce() {
+    @Test func cancelAndDropRacingDispatchFreeEveryListenerOnce() async {
         let center = EventCenter()
         let stop = Atomic<Bool>(false)
         let capturesFreed = Counter()
-        runOnThreads(3) { thread in
+        await runOnThreads(3) { thread in
             if thread < 2 {
                 while !stop.load(ordering: .relaxed) { center.dispatch(Tick(n: 0)) }
                 return
@@ -132,14 +132,14 @@ struct UnretainedListStressTests {
         #expect(storedRecords(center, Tick.self) == 0)
     }
 
-    @Test func aForwardingBridgeDroppedWhileNotificationsArePostedStopsAndIsFreed() {
+    @Test func aForwardingBridgeDroppedWhileNotificationsArePostedStopsAndIsFreed() async {
         let notificationCenter = NotificationCenter()
         let name = Notification.Name("UnretainedListStressTests.bridge")
         let center = EventCenter()
         let received = Counter()
         let listener = center.listen(to: EventName(name)) { _ in received.increment() }
         let stop = Atomic<Bool>(false)
-        runOnThreads(3) { thread in
+        await runOnThreads(3) { thread in
             if thread < 2 {
                 while !stop.load(ordering: .relaxed) { notificationCenter.post(name: name, object: nil) }
                 return
@@ -188,7 +188,7 @@ extension UnretainedListStressTests {
                 }
                 return taken
             }
-            runOnThreads(2) { _ in
+            await runOnThreads(2) { _ in
                 for _ in 0..<150 {
                     made.increment()
                     center.dispatch(Parcel(probe: Probe { freed.increment() }))
