@@ -346,6 +346,43 @@ struct RedisBridgeTests {
         await publisher.stop()
     }
 
+    @Test("A claim pass never takes back this consumer's own entries that are delivered but not yet acknowledged")
+    func claimLeavesOwnDeliveredEntriesAlone() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let publisherCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+
+        // A claim pass after every read, claiming whatever is pending at all: the acknowledgements
+        // of the last read must reach Redis before it, or the pass claims and redelivers them.
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configuration.claimInterval = .zero
+        configuration.claimMinimumIdle = .zero
+        let consumer = RedisBridge(center: center, configuration: configuration)
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+
+        for n in 1...20 {
+            publisherCenter.dispatch(Sequenced(n: n))
+            await publisher.flush()
+            #expect(await eventually { received.count == n })
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(received.values == Array(1...20))
+        #expect(consumer.statistics.claimed == 0)
+        #expect(consumer.statistics.duplicatesSuppressed == 0)
+        #expect(errors.all.isEmpty)
+        _ = listener
+        await consumer.stop()
+        await publisher.stop()
+    }
+
     @Test("While Redis is down, stream events wait in a bounded buffer; overflow is reported")
     func buffersWhileDown() async throws {
         let server = try RedisServer()

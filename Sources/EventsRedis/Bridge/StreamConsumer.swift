@@ -61,6 +61,11 @@ struct StreamConsumer: Sendable {
                     try await deliverOwnPending()
                 }
                 if lastClaim.map({ ContinuousClock.now - $0 >= configuration.claimInterval }) ?? true {
+                    // Unacknowledged, the entries just delivered are pending for this consumer,
+                    // and a claim pass takes back those idle long enough (a slow machine) and
+                    // delivers them again.
+                    try await acknowledge(acknowledgements)
+                    acknowledgements = [:]
                     try await claimStaleEntries()
                     lastClaim = .now
                 }
@@ -204,7 +209,11 @@ struct StreamConsumer: Sendable {
 
     /// Delivers each entry, then acknowledges them all (one XACK per stream, pipelined).
     private func handle(_ entries: [Entry]) async throws(RedisError) {
-        let acknowledgements = await deliver(entries)
+        try await acknowledge(await deliver(entries))
+    }
+
+    /// Acknowledges `acknowledgements` (one XACK per stream, pipelined).
+    private func acknowledge(_ acknowledgements: [String: [String]]) async throws(RedisError) {
         guard !acknowledgements.isEmpty else { return }
         for reply in try await client.pipeline(acknowledgeCommands(acknowledgements)) {
             if case .error(let text) = reply { throw RedisError.server(text) }
