@@ -1,7 +1,11 @@
 /// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether
 /// it held. For waiting on another process (a server state) where no event can be awaited.
+///
+/// The default timeout only bounds how long a failing test waits: a passing one returns as soon
+/// as the condition holds. It is generous because the sanitizer runs on 2 cores slow the bridge's
+/// tasks tenfold and more, and 5 s ran out there on a loaded machine.
 func eventually(
-    timeout: Duration = .seconds(5), _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(15), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
