@@ -62,7 +62,9 @@ struct CloudEventTests {
             #"{"specversion":"1.0","id":"1","source":"s","type":"t","#
                 + (0..<extensions).map { "\"ext\($0)\":1" }.joined(separator: ",")
         }
-        let growth = try growthWhenFourTimesLarger(from: 1_250) { Array((message(extensions: $0) + "}").utf8) } _: { json throws in
+        let growth = try growthWhenFourTimesLarger(from: 1_250) {
+            Array((message(extensions: $0) + "}").utf8)
+        } _: { json throws in
             #expect(try CloudEvent(json: json).id == "1")
         }
         // Linear (about 4). Comparing each name with every earlier one took minutes for 5,000.
