@@ -127,6 +127,41 @@ struct BridgeInternalsTests {
         #expect(!window.recordFirstSighting(source: "a", id: "3"))
     }
 
+    @Test(
+        "The deduplication window answers as a plain list of the last identities would, whatever the fingerprints",
+        arguments: [
+            ("real", 1), ("real", 7), ("real", 64), ("all equal", 5), ("three values", 1), ("three values", 40),
+            ("by length", 33),
+        ])
+    func deduplicationAgainstModel(fingerprints: String, capacity: Int) {
+        // Bad fingerprints force long clusters, wrapped probe sequences and identities that share
+        // a fingerprint, which the real hash would almost never produce.
+        let fingerprint: @Sendable (String, String) -> UInt64 =
+            switch fingerprints {
+            case "all equal": { _, _ in 42 }
+            case "three values": { source, id in UInt64((source.utf8.count + id.utf8.count) % 3) &* 0x9E37_79B9 }
+            case "by length": { _, id in UInt64(id.utf8.count) }
+            default: DeduplicationWindow.hash
+            }
+        let window = DeduplicationWindow(capacity: capacity, fingerprint: fingerprint)
+        var model: [String] = []
+        var generator = SeededGenerator(seed: UInt64(capacity) &* 31 &+ UInt64(fingerprints.utf8.count))
+        for step in 0..<4_000 {
+            // A small universe, so that repeats inside and outside the window both happen.
+            let source = ["a", "b", "bb"][Int(generator.next() % 3)]
+            let id = String(generator.next() % UInt64(capacity * 3 + 2))
+            let expected = !model.contains(source + "/" + id)
+            if expected {
+                model.append(source + "/" + id)
+                if model.count > capacity { model.removeFirst() }
+            }
+            let answer = window.recordFirstSighting(source: source, id: id)
+            #expect(answer == expected, "step \(step): \(source)/\(id)")
+            if answer != expected { break }
+        }
+        #expect(window.count == model.count)
+    }
+
     @Test("Stream replies are read into entries; deleted entries and foreign fields are recognised")
     func streamReplyShapes() throws {
         let reply = RESPValue.array([
