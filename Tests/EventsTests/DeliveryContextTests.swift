@@ -205,6 +205,21 @@ struct DeliveryContextTests {
         _ = subscription
     }
 
+    @MainActor
+    @Test func dispatchAndWaitWithOnlySynchronousListenersDoesNotSuspend() async {
+        let center = EventCenter()
+        let model = ScreenModel()
+        let subscription = center.listen(to: PostWritten.self) { post in
+            MainActor.assumeIsolated { model.titles.append(post.title) }
+        }
+        // Queued behind this test on the main actor: it runs only if the test suspends.
+        Task { @MainActor in model.titles.append("another job") }
+        let report = await center.dispatchAndWait(PostWritten(title: "synchronous"))
+        #expect(report.received == 1)
+        #expect(model.titles == ["synchronous"], "the dispatch finished without leaving the main actor")
+        _ = subscription
+    }
+
     @Test func actorListenerRunsIsolatedToItsActorAndEndsWithIt() async {
         let center = EventCenter()
         var ledger: TickLedger? = TickLedger()

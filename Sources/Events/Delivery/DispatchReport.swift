@@ -62,9 +62,19 @@ final class ReportCollector: @unchecked Sendable {
         return (continuation, DispatchReport(received: received, failures: failures))
     }
 
-    /// Waits until every delivery begun so far has finished.
-    func wait() async -> DispatchReport {
-        await withCheckedContinuation { continuation in
+    /// Waits until every delivery begun so far has finished, on the caller's executor.
+    nonisolated(nonsending) func wait() async -> DispatchReport {
+        // When every handler ran synchronously, there is nothing to wait for: returning without
+        // a continuation, and without leaving the caller's actor, spares the task a suspension
+        // and its rescheduling, which cost more than the dispatch itself (a bridge reading a
+        // stream pays it per event).
+        let finished: DispatchReport? = lock.withLock {
+            guard pending == 0 else { return nil }
+            sealed = true
+            return DispatchReport(received: received, failures: failures)
+        }
+        if let finished { return finished }
+        return await withCheckedContinuation { continuation in
             let ready: DispatchReport? = lock.withLock {
                 sealed = true
                 if pending == 0 { return DispatchReport(received: received, failures: failures) }
