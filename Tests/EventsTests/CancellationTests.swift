@@ -55,7 +55,7 @@ struct CancellationTests {
         #expect(Set([a, b, a]).count == 2)
     }
 
-    @Test func noDispatchThatBeginsAfterCancelReturnsCallsTheHandler() {
+    @Test func noDispatchThatBeginsAfterCancelReturnsCallsTheHandler() async {
         let center = EventCenter()
         // The last round whose cancel() has returned; dispatchers stamp it into each event
         // before dispatching, so a handler can tell whether its dispatch began after the cancel.
@@ -63,7 +63,7 @@ struct CancellationTests {
         let finished = Counter()
         let violations = Counter()
         let calls = Counter()
-        runOnThreads(3) { thread in
+        await runOnThreads(3) { thread in
             if thread == 0 {
                 for round in 0..<400 {
                     let roundCalls = Counter()

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Rules 8 and 9: any thread, exact counts, isolation between event types")
 struct ConcurrencyStressTests {
-    @Test func dispatchersListenersCancellersAndDyingOwnersKeepExactCounts() {
+    @Test func dispatchersListenersCancellersAndDyingOwnersKeepExactCounts() async {
         let center = EventCenter()
         let dispatchers = 3
         let dispatchesEach = 2_000
@@ -31,7 +31,7 @@ struct ConcurrencyStressTests {
         let dispatchersDone = Counter()
         let lastCancelledRound = Atomic<Int>(-1)
 
-        runOnThreads(dispatchers + 2) { thread in
+        await runOnThreads(dispatchers + 2) { thread in
             switch thread {
             case 0..<dispatchers:
                 // Each event carries the last churn round whose cancel() had returned when this
@@ -89,9 +89,9 @@ struct ConcurrencyStressTests {
         _ = (steadySubscriptions, onceSubscriptions, countedSubscription)
     }
 
-    @Test func concurrentListenAndCancelOnManyTypesLeavesNothingBehind() {
+    @Test func concurrentListenAndCancelOnManyTypesLeavesNothingBehind() async {
         let center = EventCenter()
-        runOnThreads(4) { thread in
+        await runOnThreads(4) { thread in
             for n in 0..<500 {
                 let owner = Probe()
                 let a = center.listen(to: Tick.self) { _ in }
@@ -121,31 +121,31 @@ struct ConcurrencyStressTests {
         _ = subscription
     }
 
-    @Test func everyThreadSeesAListenerAddedAfterItDispatchedAndNoneSeesACancelledOne() {
+    @Test func everyThreadSeesAListenerAddedAfterItDispatchedAndNoneSeesACancelledOne() async {
         // Dispatching threads keep per-thread copies of the listener lists; a change must reach
         // all of them before `listen` or `cancel` returns.
         let center = EventCenter()
         let first = Counter()
         let subscription = center.listen(to: Tick.self) { _ in first.increment() }
         let threads = 6
-        runOnThreads(threads) { _ in center.dispatch(Tick(n: 0)) }  // every thread caches the list
+        await runOnThreads(threads) { _ in center.dispatch(Tick(n: 0)) }  // every thread caches the list
         #expect(first.value == threads)
 
         let second = Counter()
         let added = center.listen(to: Tick.self) { _ in second.increment() }
         let delivered = Counter()
-        runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 1))) }
+        await runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 1))) }
         #expect(second.value == threads)
         #expect(delivered.value == threads * 2)
 
         subscription.cancel()
-        runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 2))) }
+        await runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 2))) }
         #expect(first.value == threads * 2, "no thread's copy still holds the cancelled listener")
         #expect(second.value == threads * 2)
         _ = added
     }
 
-    @Test func aCancelledListenersCapturesAreReleasedEvenAfterManyThreadsDispatched() {
+    @Test func aCancelledListenersCapturesAreReleasedEvenAfterManyThreadsDispatched() async {
         let center = EventCenter()
         let deinits = Counter()
         var subscription: Subscription?
@@ -153,7 +153,7 @@ struct ConcurrencyStressTests {
             let captured = Probe { deinits.increment() }
             subscription = center.listen(to: Tick.self) { _ in _ = captured.name }
         }
-        runOnThreads(4) { _ in center.dispatch(Tick(n: 0)) }
+        await runOnThreads(4) { _ in center.dispatch(Tick(n: 0)) }
         subscription = nil
         #expect(deinits.value == 1, "per-thread copies must not keep a cancelled listener alive")
         _ = subscription

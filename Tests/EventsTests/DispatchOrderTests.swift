@@ -21,12 +21,12 @@ struct DispatchOrderTests {
         #expect(subscriptions.allSatisfy { $0.isActive })
     }
 
-    @Test func dispatchRunsHandlersBeforeReturningOnTheDispatchingThread() {
+    @Test func dispatchRunsHandlersBeforeReturningOnTheDispatchingThread() async {
         let center = EventCenter()
         let handlerThreads = Recorder<UInt>()
         let subscription = center.listen(to: Tick.self) { _ in handlerThreads.record(currentThreadID()) }
         let dispatchThread = Recorder<UInt>()
-        runOnThreads(1) { _ in
+        await runOnThreads(1) { _ in
             dispatchThread.record(currentThreadID())
             let delivered = center.dispatch(Tick(n: 1))
             // Synchronous: the handler has already run when dispatch returns.

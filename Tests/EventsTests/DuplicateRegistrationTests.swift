@@ -54,11 +54,11 @@ struct DuplicateRegistrationTests {
         #expect(center.listenerCount(for: Tick.self) == 1)
     }
 
-    @Test func concurrentDuplicateRegistrationsLeaveExactlyOne() {
+    @Test func concurrentDuplicateRegistrationsLeaveExactlyOne() async {
         let center = EventCenter()
         let owner = Probe()
         let subscriptions = Recorder<Subscription>()
-        runOnThreads(8) { _ in
+        await runOnThreads(8) { _ in
             for _ in 0..<200 {
                 subscriptions.record(
                     center.listen(to: Tick.self, owner: owner, key: "only") { owner, _ in

@@ -581,7 +581,7 @@ struct NamedReentrancyTests {
 
 @Suite("Named events: any thread, exact counts")
 struct NamedConcurrencyTests {
-    @Test func severalThreadsDispatchingNamesDeliverExactCounts() {
+    @Test func severalThreadsDispatchingNamesDeliverExactCounts() async {
         let center = EventCenter()
         let threads = 4
         let dispatchesEach = 1_000
@@ -602,7 +602,7 @@ struct NamedConcurrencyTests {
             if (try? event[.count]) == nil { payloadErrors.increment() }
         }
 
-        runOnThreads(threads) { thread in
+        await runOnThreads(threads) { thread in
             for n in 0..<dispatchesEach {
                 let name = names[(thread + n) % names.count]
                 delivered.increment(by: center.dispatch(name, payload: Payload((.count, n))))
@@ -624,9 +624,9 @@ struct NamedConcurrencyTests {
         _ = (subscriptions, all, onces, reader)
     }
 
-    @Test func concurrentListenCancelAndRemoveOfNamesLeaveNothingBehind() {
+    @Test func concurrentListenCancelAndRemoveOfNamesLeaveNothingBehind() async {
         let center = EventCenter()
-        runOnThreads(4) { thread in
+        await runOnThreads(4) { thread in
             for n in 0..<400 {
                 let owner = Probe()
                 let name = EventName("churn.\(n % 5)")

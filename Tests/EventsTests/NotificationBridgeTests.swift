@@ -358,7 +358,7 @@ struct NotificationRoundTripTests {
         _ = (out, inbound, listener)
     }
 
-    @Test func notificationsPostedFromSeveralThreadsAreForwardedExactlyOnce() {
+    @Test func notificationsPostedFromSeveralThreadsAreForwardedExactlyOnce() async {
         let notifications = NotificationCenter()
         let center = EventCenter()
         let threads = 4
@@ -372,7 +372,7 @@ struct NotificationRoundTripTests {
                 sums[Int(thread)!].increment(by: size)
             }
         }
-        runOnThreads(threads) { thread in
+        await runOnThreads(threads) { thread in
             for n in 1...postsEach {
                 notifications.post(name: .shapeAdded, object: nil, userInfo: ["shapeID": String(thread), "size": n])
             }

@@ -28,7 +28,7 @@ struct OnceTests {
         _ = subscription
     }
 
-    @Test func onceHoldsUnderConcurrentDispatch() {
+    @Test func onceHoldsUnderConcurrentDispatch() async {
         for _ in 0..<20 {
             let center = EventCenter()
             let received = Counter()
@@ -40,7 +40,7 @@ struct OnceTests {
                 center.listen(to: Tick.self, owner: owner, once: true) { _, _ in received.increment() }
             }
             let deliveries = Counter()
-            runOnThreads(4) { thread in
+            await runOnThreads(4) { thread in
                 for n in 0..<50 { deliveries.increment(by: center.dispatch(Tick(n: thread * 100 + n))) }
             }
             #expect(received.value == 20)

@@ -45,11 +45,6 @@ final class Probe: Sendable {
     deinit { onDeinit?() }
 }
 
-/// Runs `body` on `count` new threads at once and waits for all of them.
-func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    startThreads(count, body).wait()
-}
-
 /// Runs `body` on `count` new threads at once and waits for all of them without holding a
 /// thread of the concurrency pool (two on this machine): a test blocked in `runOnThreads` there
 /// keeps other suites, the Redis ones among them, from running at all.
