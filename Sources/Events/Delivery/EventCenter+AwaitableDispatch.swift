@@ -10,7 +10,9 @@ extension EventCenter {
     ///
     /// Use it where the next step depends on the listeners being done: flushing before
     /// shutdown, tests, sequencing work across actors. The waiting suspends, it does not
-    /// block, so main-actor listeners can run while the main actor awaits here.
+    /// block, so main-actor listeners can run while the main actor awaits here. When every
+    /// listener ran synchronously during the dispatch, there is nothing to wait for: the call
+    /// returns without suspending, so no other work interleaves on the caller's actor.
     ///
     /// Failures also go to ``errorHandler``, as with a plain `dispatch`.
     ///
