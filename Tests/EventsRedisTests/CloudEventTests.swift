@@ -147,6 +147,21 @@ struct CloudEventTests {
         #expect(throws: CloudEventError.self) { try CloudEvent(json: message(depth: 100_000)) }
     }
 
+    @Test(
+        "Reading a message tells how deep its data is nested, when it validated the data as JSON",
+        arguments: [
+            (#","data":1"#, 1), (#","data":[1]"#, 2), (#","data":{"a":[1,{"b":2}]}"#, 4), (#","data":[]"#, 1),
+            (#","data":"text""#, 1), (#","data_base64":"AAE=""#, nil), ("", nil),
+        ] as [(String, Int?)])
+    func validatedDataDepth(member: String, depth: Int?) throws {
+        var found: Int? = -1
+        let event = try CloudEvent(
+            json: Array((#"{"specversion":"1.0","id":"1","source":"s","type":"t""# + member + "}").utf8),
+            validatedDataDepth: &found)
+        #expect(found == depth)
+        #expect((event.data == nil) == member.isEmpty)
+    }
+
     @Test("A JSON string as data is kept as JSON text")
     func stringData() throws {
         let event = try CloudEvent(

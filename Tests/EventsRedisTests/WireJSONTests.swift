@@ -506,6 +506,71 @@ struct WireJSONTests {
         }
         #expect(agreed > 0)
     }
+
+    @Test("Data a CloudEvent scan validated decodes without validating it again, exactly as after validation")
+    func dataValidatedByTheEnvelope() async throws {
+        var generator = SeededGenerator(seed: 0xDA7A)
+        let alphabet = Array("{}[]\",:\\0123456789.eE+- \nabtrufn".utf8)
+        var decoded = 0
+        for round in 0..<2_000 {
+            await yieldNow(every: 50, at: round)
+            var bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
+            // Half of them mutated: what the scan accepts must be all the decoder relies on.
+            for _ in 0..<(round % 2 == 0 ? 0 : 1 + round % 3) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[position] = alphabet.randomElement(using: &generator)!
+            }
+            let message = Array(#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"#.utf8) + bytes + [0x7D]
+            var depth: Int?
+            guard let event = try? CloudEvent(json: message, validatedDataDepth: &depth) else { continue }
+            let data = try #require(event.data)
+            let depthKnown = try #require(depth)
+            let trusted = try? WireJSONDecoder.decode(WireRandom.self, from: data, validatedDepth: depthKnown)
+            let checked = try? WireJSONDecoder.decode(WireRandom.self, from: data)
+            #expect(trusted == checked, "\(String(decoding: data, as: UTF8.self))")
+            if trusted != nil { decoded += 1 }
+        }
+        #expect(decoded > 500)
+    }
+
+    @Test("Data deeper than the wire decoder reads is still decoded, by Foundation")
+    func deepValidatedData() throws {
+        let deep = String(repeating: "[", count: 300) + "1" + String(repeating: "]", count: 300)
+        let message =
+            Array(#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"#.utf8) + Array(deep.utf8) + [0x7D]
+        var depth: Int?
+        let event = try CloudEvent(json: message, validatedDataDepth: &depth)
+        #expect(depth == 301)
+        let data = try #require(event.data)
+        #expect(throws: WireJSONUnsupported.self) {
+            try WireJSONDecoder.decode(WireDeepList.self, from: data, validatedDepth: depth)
+        }
+        let nested = try WireJSON.decode(WireDeepList.self, from: data, validatedDepth: depth)
+        #expect(nested == (try JSONDecoder().decode(WireDeepList.self, from: Data(data))))
+    }
+}
+
+/// Arrays in arrays, as deep as the JSON goes, ending in an integer.
+indirect enum WireDeepList: Codable, Equatable {
+    case leaf(Int)
+    case list([WireDeepList])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Int.self) {
+            self = .leaf(value)
+        } else {
+            self = .list(try container.decode([WireDeepList].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .leaf(let value): try container.encode(value)
+        case .list(let values): try container.encode(values)
+        }
+    }
 }
 
 /// A value with random contents for the randomized tests.

@@ -14,12 +14,20 @@ struct CarriedEvent: Sendable {
     let listen: @Sendable (EventCenter, Outbound) -> Subscription
     /// Decodes `data` and dispatches the event locally from `origin`, returning once every
     /// listener has finished with it (streams acknowledge after this).
-    let dispatchAndWait: @Sendable (EventCenter, [UInt8]?, RemoteOrigin) async throws(CodingFailure) -> Void
+    let dispatchAndWait: @Sendable (EventCenter, ReceivedData, RemoteOrigin) async throws(CodingFailure) -> Void
     /// Decodes `data` and dispatches the event locally from `origin`, on the calling thread.
-    let dispatchNow: @Sendable (EventCenter, [UInt8]?, RemoteOrigin) throws(CodingFailure) -> Void
+    let dispatchNow: @Sendable (EventCenter, ReceivedData, RemoteOrigin) throws(CodingFailure) -> Void
 
     struct CodingFailure: Error {
         let reason: String
+    }
+
+    /// The data of a received CloudEvent: JSON text, or nil when the event has none.
+    struct ReceivedData {
+        let bytes: [UInt8]?
+        /// How deep `bytes` is nested when reading the CloudEvent already validated it as JSON
+        /// (decoding then skips validating it again); nil when it did not.
+        let validatedDepth: Int?
     }
 
     static func typed<E: RemoteEvent>(_ type: E.Type, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
@@ -42,20 +50,21 @@ struct CarriedEvent: Sendable {
             })
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, from data: [UInt8]?) throws(CodingFailure) -> Value
+    private static func decode<Value: Decodable>(_ type: Value.Type, from data: ReceivedData) throws(CodingFailure)
+        -> Value
     {
-        guard let data else { throw CodingFailure(reason: "the message has no data") }
+        guard let bytes = data.bytes else { throw CodingFailure(reason: "the message has no data") }
         do {
-            return try WireJSON.decode(Value.self, from: data)
+            return try WireJSON.decode(Value.self, from: bytes, validatedDepth: data.validatedDepth)
         } catch {
             throw CodingFailure(reason: String(describing: error))
         }
     }
 
     private static func decodeIfPresent<Value: Decodable>(
-        _ type: Value.Type, from data: [UInt8]?
+        _ type: Value.Type, from data: ReceivedData
     ) throws(CodingFailure) -> Value? {
-        guard let data else { return nil }
+        guard data.bytes != nil else { return nil }
         return try decode(type, from: data)
     }
 
@@ -118,8 +127,8 @@ struct CarriedEvent: Sendable {
         }
     }
 
-    private static func expectNoData(_ data: [UInt8]?, name: EventName) throws(CodingFailure) {
-        guard data == nil || data == Array("null".utf8) else {
+    private static func expectNoData(_ data: ReceivedData, name: EventName) throws(CodingFailure) {
+        guard data.bytes == nil || data.bytes == Array("null".utf8) else {
             throw CodingFailure(reason: "\"\(name)\" is carried without data, but the message has data")
         }
     }

@@ -36,6 +36,9 @@ extension CloudEvent {
         var data = Attribute.absent
         /// The first attribute, in message order, that must be a string but holds something else.
         var firstNonString: String?
+        /// How deep `data` is nested (1 for a scalar or an empty container), when it is not a
+        /// string. The scan validated it as strictly as a whole document is validated.
+        var dataDepth = 0
 
         /// Scans the whole message, which must be exactly one JSON object with unique member
         /// names, leaving `scanner` at its end.
@@ -58,9 +61,11 @@ extension CloudEvent {
                 if scanner.peek() == UInt8(ascii: "\"") {
                     value = .string(try scanner.readStringToken())
                 } else {
+                    scanner.deepest = 0
                     try scanner.skipValue(depth: 1)
                     let range = valueStart..<scanner.index
                     value = .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
+                    if known == .data { dataDepth = scanner.deepest }
                 }
                 guard let known else { continue }
                 self[known] = value

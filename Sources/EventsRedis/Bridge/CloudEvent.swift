@@ -55,10 +55,23 @@ public struct CloudEvent: Sendable, Hashable {
 
     /// Reads an event from its JSON encoding; throws when the bytes are not a valid CloudEvent.
     public init(json: [UInt8]) throws(CloudEventError) {
-        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in try CloudEvent(utf8: bytes) }
+        var dataDepth: Int?
+        try self.init(json: json, validatedDataDepth: &dataDepth)
     }
 
-    private init(utf8 json: UnsafeBufferPointer<UInt8>) throws(CloudEventError) {
+    /// Reads an event as `init(json:)` does, and tells whether its `data` is JSON text already
+    /// validated here as strictly as a whole document is: then `validatedDataDepth` is how deep
+    /// it is nested (1 for a scalar), so that decoding it need not validate it again. Nil when
+    /// the event has no data, or data from `data_base64` (any bytes).
+    init(json: [UInt8], validatedDataDepth: inout Int?) throws(CloudEventError) {
+        var depth: Int?
+        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
+            try CloudEvent(utf8: bytes, validatedDataDepth: &depth)
+        }
+        validatedDataDepth = depth
+    }
+
+    private init(utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?) throws(CloudEventError) {
         // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
         // Foundation could decode is never refused for its depth. Skipping recurses once per
         // level, a few hundred bytes of stack each.
@@ -119,11 +132,13 @@ public struct CloudEvent: Sendable, Hashable {
                 data = nil
             case .other(let range, _):
                 data = Array(UnsafeBufferPointer(rebasing: json[range]))
+                validatedDataDepth = envelope.dataDepth
             case .string(let token):
                 // A JSON string payload: keep it as JSON text so it decodes like any other value.
                 var encoded: [UInt8] = []
                 appendJSONString(scanner.string(token), to: &encoded)
                 data = encoded
+                validatedDataDepth = 1
             }
         }
     }

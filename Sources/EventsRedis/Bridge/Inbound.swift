@@ -35,11 +35,10 @@ final class Inbound: Sendable {
     /// Delivers one stream entry, returning only once every local listener has finished with
     /// the event, so that acknowledging afterwards means "handled".
     func receive(_ message: [UInt8], key: String, streamEntryID: String) async {
-        guard let (carriedEvent, event, origin) = accept(message, key: key, streamEntryID: streamEntryID) else {
-            return
-        }
+        guard let (carriedEvent, event, data, origin) = accept(message, key: key, streamEntryID: streamEntryID)
+        else { return }
         do {
-            try await carriedEvent.dispatchAndWait(center, event.data, origin)
+            try await carriedEvent.dispatchAndWait(center, data, origin)
             counters.delivered.increment()
         } catch {
             undecodable(event, error)
@@ -48,9 +47,9 @@ final class Inbound: Sendable {
 
     /// Delivers one message on the calling thread (Pub/Sub's reader thread).
     func receiveNow(_ message: [UInt8], key: String) {
-        guard let (carriedEvent, event, origin) = accept(message, key: key, streamEntryID: nil) else { return }
+        guard let (carriedEvent, event, data, origin) = accept(message, key: key, streamEntryID: nil) else { return }
         do {
-            try carriedEvent.dispatchNow(center, event.data, origin)
+            try carriedEvent.dispatchNow(center, data, origin)
             counters.delivered.increment()
         } catch {
             undecodable(event, error)
@@ -61,14 +60,15 @@ final class Inbound: Sendable {
     /// unknown, this instance's own, or a duplicate (reported and counted where that applies).
     private func accept(
         _ message: [UInt8], key: String, streamEntryID: String?
-    ) -> (CarriedEvent, CloudEvent, RemoteOrigin)? {
+    ) -> (CarriedEvent, CloudEvent, CarriedEvent.ReceivedData, RemoteOrigin)? {
         if isOwnMessage(message) {
             counters.ownEventsSkipped.increment()
             return nil
         }
         let event: CloudEvent
+        var validatedDepth: Int?
         do {
-            event = try CloudEvent(json: message)
+            event = try CloudEvent(json: message, validatedDataDepth: &validatedDepth)
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
@@ -88,7 +88,8 @@ final class Inbound: Sendable {
             counters.duplicatesSuppressed.increment()
             return nil
         }
-        return (carriedEvent, event, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
+        let data = CarriedEvent.ReceivedData(bytes: event.data, validatedDepth: validatedDepth)
+        return (carriedEvent, event, data, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
     }
 
     /// Whether the message begins with this instance's own prefix, compared as raw bytes.

@@ -29,6 +29,9 @@ struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var index: Int
     let maxDepth: Int
+    /// The deepest nesting level of a value skipped so far (as `skipValue(depth:)` counts it);
+    /// a caller may reset it to measure one value.
+    var deepest = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0, maxDepth: Int = 64) {
         self.bytes = bytes
@@ -79,6 +82,7 @@ struct JSONScanner {
     /// Skips one value of any kind, validating it; `depth` is the nesting level of the value.
     mutating func skipValue(depth: Int) throws(Failure) {
         guard depth <= maxDepth else { throw failure("nested deeper than \(maxDepth) levels") }
+        if depth > deepest { deepest = depth }
         guard let byte = peek() else { throw failure("expected a value") }
         switch byte {
         case UInt8(ascii: "\""):

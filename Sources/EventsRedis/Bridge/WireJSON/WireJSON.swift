@@ -31,9 +31,14 @@ enum WireJSON {
     }
 
     /// Decodes a `Value` as Foundation's `JSONDecoder()` would, throwing its error on failure.
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+    ///
+    /// `validatedDepth` is for bytes known to be strictly valid JSON nested that deep (data a
+    /// CloudEvent scan validated): the wire decoder then skips validating them again.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
+    ) throws -> Value {
         do {
-            return try WireJSONDecoder.decode(type, from: bytes)
+            return try WireJSONDecoder.decode(type, from: bytes, validatedDepth: validatedDepth)
         } catch {
             return try foundationDecoder.decode(type, from: Data(bytes))
         }

@@ -37,14 +37,27 @@ final class WireJSONDecoder {
         bytes.deallocate()
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+    /// The deepest document the wire decoder reads; Foundation reads deeper ones.
+    static let maximumDepth = 256
+
+    /// Decodes `bytes`, validating them first unless `validatedDepth` says they were validated
+    /// (by a `JSONScanner`, as strictly) and how deep they are nested.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
+    ) throws -> Value {
         guard !bytes.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
         let decoder = WireJSONDecoder(bytes, valueOffset: 0)
-        var scanner = JSONScanner(decoder.bytes, maxDepth: 256)
-        do {
-            try scanner.validateDocument()
-        } catch {
-            throw WireJSONUnsupported(reason: "not strictly valid JSON: \(error.message)")
+        if let validatedDepth {
+            guard validatedDepth <= maximumDepth else {
+                throw WireJSONUnsupported(reason: "nested deeper than \(maximumDepth) levels")
+            }
+        } else {
+            var scanner = JSONScanner(decoder.bytes, maxDepth: maximumDepth)
+            do {
+                try scanner.validateDocument()
+            } catch {
+                throw WireJSONUnsupported(reason: "not strictly valid JSON: \(error.message)")
+            }
         }
         let start = decoder.skipWhitespace(from: 0)
         let value = try decoder.decodeValue(type, at: start, key: nil)
