@@ -350,78 +350,50 @@ struct RedisBridgeTests {
     func claimLeavesOwnDeliveredEntriesAlone() async throws {
         let server = try RedisServer()
         let errors = ErrorLog()
-        let publisherCenter = EventCenter()
-        let publisher = RedisBridge(
-            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
-        try publisher.carry(Sequenced.self, mode: .stream)
-        try await publisher.start()
-
         // A claim pass after every read, claiming whatever is pending at all: the acknowledgements
         // of the last read must reach Redis before it, or the pass claims and redelivers them.
-        let center = EventCenter()
-        let received = Log<Int>()
-        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
-        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
-        configuration.claimInterval = .zero
-        configuration.claimMinimumIdle = .zero
-        let consumer = RedisBridge(center: center, configuration: configuration)
-        try consumer.carry(Sequenced.self, mode: .stream)
-        try await consumer.start()
-
+        let pair = try await StreamPair(server, errors: errors) { configuration in
+            configuration.claimInterval = .zero
+            configuration.claimMinimumIdle = .zero
+        }
         for n in 1...20 {
-            publisherCenter.dispatch(Sequenced(n: n))
-            await publisher.flush()
-            #expect(await eventually { received.count == n })
+            pair.publish(n...n)
+            await pair.publisher.flush()
+            #expect(await eventually { pair.received.count == n })
         }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(received.values == Array(1...20))
-        #expect(consumer.statistics.claimed == 0)
-        #expect(consumer.statistics.duplicatesSuppressed == 0)
+        #expect(pair.received.values == Array(1...20))
+        #expect(pair.consumer.statistics.claimed == 0)
+        #expect(pair.consumer.statistics.duplicatesSuppressed == 0)
         #expect(errors.all.isEmpty)
-        _ = listener
-        await consumer.stop()
-        await publisher.stop()
+        await pair.stop()
     }
 
     @Test("A burst read in many small batches, each read ahead while the last is delivered, arrives once and in order")
     func burstInSmallBatches() async throws {
         let server = try RedisServer()
         let errors = ErrorLog()
-        let publisherCenter = EventCenter()
-        let publisher = RedisBridge(
-            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
-        try publisher.carry(Sequenced.self, mode: .stream)
-        try await publisher.start()
-
-        let center = EventCenter()
-        let received = Log<Int>()
-        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
-        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
-        configuration.readBatchSize = 7
-        let consumer = RedisBridge(center: center, configuration: configuration)
-        try consumer.carry(Sequenced.self, mode: .stream)
-        try await consumer.start()
-
+        let pair = try await StreamPair(server, errors: errors) { $0.readBatchSize = 7 }
         let count = 1_500
-        for n in 1...count { publisherCenter.dispatch(Sequenced(n: n)) }
-        await publisher.flush()
-        #expect(await eventually { received.count >= count })
+        pair.publish(1...count)
+        await pair.publisher.flush()
+        #expect(await eventually { pair.received.count >= count })
         try await Task.sleep(for: .milliseconds(300))
-        #expect(received.values == Array(1...count))
-        #expect(consumer.statistics.delivered == count)
-        #expect(consumer.statistics.duplicatesSuppressed == 0)
-        #expect(consumer.statistics.claimed == 0)
+        #expect(pair.received.values == Array(1...count))
+        #expect(pair.consumer.statistics.delivered == count)
+        #expect(pair.consumer.statistics.duplicatesSuppressed == 0)
+        #expect(pair.consumer.statistics.claimed == 0)
         #expect(errors.all.isEmpty)
-        await consumer.stop()
+        await pair.consumer.stop()
 
         // Every entry was acknowledged, the last batch included: nothing is left pending.
         let client = RedisClient(server.configuration)
         let pending = try await client.send(
-            "XPENDING", RedisArgument("test:" + Sequenced.wireName), RedisArgument(configuration.consumerGroup))
+            "XPENDING", RedisArgument("test:" + Sequenced.wireName),
+            RedisArgument(pair.consumerConfiguration.consumerGroup))
         #expect(pending.array?.first?.int == 0)
         client.close()
-        _ = listener
-        await publisher.stop()
+        await pair.publisher.stop()
     }
 
     @Test("While Redis is down, stream events wait in a bounded buffer; overflow is reported")

@@ -482,20 +482,8 @@ struct WireJSONTests {
 
     @Test("Randomly mutated documents decode exactly when Foundation decodes them, to the same value")
     func mutatedDocuments() async throws {
-        var generator = SeededGenerator(seed: 0xF022)
-        let alphabet = Array("{}[]\",:\\0123456789.eE+- \nabtrufn".utf8)
         var agreed = 0
-        for round in 0..<3_000 {
-            await yieldNow(every: 50, at: round)
-            var bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
-            for _ in 0..<(1 + round % 3) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
-                case 1: bytes.remove(at: position)
-                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                }
-            }
+        try await forEachRandomDocument(seed: 0xF022, rounds: 3_000, mutations: { 1 + $0 % 3 }) { bytes in
             let foundation = try? JSONDecoder().decode(WireRandom.self, from: Data(bytes))
             let fast = try? WireJSONDecoder.decode(WireRandom.self, from: bytes)
             if let fast {
@@ -509,20 +497,13 @@ struct WireJSONTests {
 
     @Test("Data a CloudEvent scan validated decodes without validating it again, exactly as after validation")
     func dataValidatedByTheEnvelope() async throws {
-        var generator = SeededGenerator(seed: 0xDA7A)
-        let alphabet = Array("{}[]\",:\\0123456789.eE+- \nabtrufn".utf8)
         var decoded = 0
-        for round in 0..<2_000 {
-            await yieldNow(every: 50, at: round)
-            var bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
-            // Half of them mutated: what the scan accepts must be all the decoder relies on.
-            for _ in 0..<(round % 2 == 0 ? 0 : 1 + round % 3) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                bytes[position] = alphabet.randomElement(using: &generator)!
-            }
+        // Half of them mutated: what the scan accepts must be all the decoder relies on.
+        try await forEachRandomDocument(seed: 0xDA7A, rounds: 2_000, mutations: { $0 % 2 == 0 ? 0 : 1 + $0 % 3 }) {
+            bytes in
             let message = Array(#"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"#.utf8) + bytes + [0x7D]
             var depth: Int?
-            guard let event = try? CloudEvent(json: message, validatedDataDepth: &depth) else { continue }
+            guard let event = try? CloudEvent(json: message, validatedDataDepth: &depth) else { return }
             let data = try #require(event.data)
             let depthKnown = try #require(depth)
             let trusted = try? WireJSONDecoder.decode(WireRandom.self, from: data, validatedDepth: depthKnown)
@@ -547,6 +528,33 @@ struct WireJSONTests {
         }
         let nested = try WireJSON.decode(WireDeepList.self, from: data, validatedDepth: depth)
         #expect(nested == (try JSONDecoder().decode(WireDeepList.self, from: Data(data))))
+    }
+}
+
+/// Runs `body` on `rounds` random documents (Foundation's encoding of a `WireRandom`), the
+/// document of round `n` mutated `mutations(n)` times, letting other tests run now and then.
+func forEachRandomDocument(
+    seed: UInt64, rounds: Int, mutations: (Int) -> Int, _ body: ([UInt8]) throws -> Void
+) async throws {
+    var generator = SeededGenerator(seed: seed)
+    for round in 0..<rounds {
+        await yieldNow(every: 50, at: round)
+        var bytes = Array(try JSONEncoder().encode(WireRandom.make(using: &generator)))
+        mutateJSON(&bytes, times: mutations(round), using: &generator)
+        try body(bytes)
+    }
+}
+
+/// Replaces, removes or inserts a byte `times` times, with bytes that matter to JSON.
+func mutateJSON(_ bytes: inout [UInt8], times: Int, using generator: inout SeededGenerator) {
+    let alphabet = Array("{}[]\",:\\0123456789.eE+- \nabtrufn".utf8)
+    for _ in 0..<times where !bytes.isEmpty {
+        let position = Int.random(in: 0..<bytes.count, using: &generator)
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0: bytes[position] = alphabet.randomElement(using: &generator)!
+        case 1: bytes.remove(at: position)
+        default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+        }
     }
 }
 

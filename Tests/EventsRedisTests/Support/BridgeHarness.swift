@@ -65,3 +65,41 @@ func foreignMessage(type: String, id: String, data: String) -> RedisArgument {
 func foreignMessage(type: String, n: Int, padding: Int = 0) -> RedisArgument {
     foreignMessage(type: type, id: "\(n)", data: #"{"n":\#(n),"pad":"\#(String(repeating: "x", count: padding))"}"#)
 }
+
+/// Two started bridges on one server carrying `Sequenced` in stream mode: one publishing from
+/// `publisherCenter` (source "p"), one consuming (source "c") into `received`.
+struct StreamPair {
+    let publisherCenter = EventCenter()
+    let publisher: RedisBridge
+    let consumer: RedisBridge
+    let consumerConfiguration: RedisBridge.Configuration
+    let received = Log<Int>()
+    let listener: Subscription
+
+    /// `configure` adjusts the consumer's configuration.
+    init(
+        _ server: RedisServer, errors: ErrorLog, configure: (inout RedisBridge.Configuration) -> Void = { _ in }
+    ) async throws {
+        publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream)
+        try await publisher.start()
+        let center = EventCenter()
+        listener = center.listen(to: Sequenced.self) { [received] in received.append($0.n) }
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configure(&configuration)
+        consumerConfiguration = configuration
+        consumer = RedisBridge(center: center, configuration: configuration)
+        try consumer.carry(Sequenced.self, mode: .stream)
+        try await consumer.start()
+    }
+
+    func publish(_ numbers: ClosedRange<Int>) {
+        for n in numbers { publisherCenter.dispatch(Sequenced(n: n)) }
+    }
+
+    func stop() async {
+        await consumer.stop()
+        await publisher.stop()
+    }
+}
