@@ -64,14 +64,13 @@ public struct CloudEvent: Sendable, Hashable {
     /// it is nested (1 for a scalar), so that decoding it need not validate it again. Nil when
     /// the event has no data, or data from `data_base64` (any bytes).
     init(json: [UInt8], validatedDataDepth: inout Int?) throws(CloudEventError) {
-        var depth: Int?
         self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-            try CloudEvent(utf8: bytes, validatedDataDepth: &depth)
+            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth)
         }
-        validatedDataDepth = depth
     }
 
     private init(utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?) throws(CloudEventError) {
+        validatedDataDepth = nil
         // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
         // Foundation could decode is never refused for its depth. Skipping recurses once per
         // level, a few hundred bytes of stack each.
