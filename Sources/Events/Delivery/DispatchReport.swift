@@ -59,8 +59,10 @@ final class ReportCollector: @unchecked Sendable {
         pending -= 1
         guard sealed, pending == 0, let continuation else { return nil }
         self.continuation = nil
-        return (continuation, DispatchReport(received: received, failures: failures))
+        return (continuation, reportLocked)
     }
+
+    private var reportLocked: DispatchReport { DispatchReport(received: received, failures: failures) }
 
     /// Waits until every delivery begun so far has finished, on the caller's executor.
     nonisolated(nonsending) func wait() async -> DispatchReport {
@@ -69,15 +71,14 @@ final class ReportCollector: @unchecked Sendable {
         // and its rescheduling, which cost more than the dispatch itself (a bridge reading a
         // stream pays it per event).
         let finished: DispatchReport? = lock.withLock {
-            guard pending == 0 else { return nil }
             sealed = true
-            return DispatchReport(received: received, failures: failures)
+            return pending == 0 ? reportLocked : nil
         }
         if let finished { return finished }
         return await withCheckedContinuation { continuation in
             let ready: DispatchReport? = lock.withLock {
-                sealed = true
-                if pending == 0 { return DispatchReport(received: received, failures: failures) }
+                // The last queued delivery may have finished since: it found no continuation.
+                if pending == 0 { return reportLocked }
                 self.continuation = continuation
                 return nil
             }
