@@ -1,3 +1,4 @@
+import Dispatch
 import RedisServerSupport
 import Testing
 
@@ -127,10 +128,31 @@ struct RedisClientTests {
         #expect(try await call.value == .simpleString("PONG"))
     }
 
+    @Test("opening a connection makes maxAttempts attempts, then throws the connection error")
+    func openingCountsAttempts() throws {
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: try TestSocket.freePort())
+        configuration.reconnect = RedisReconnectPolicy(initialDelay: .milliseconds(5), maxAttempts: 3)
+        var retries = 0
+        #expect {
+            try RedisConnection.openRetrying(
+                configuration, sleeper: DispatchSemaphore(value: 0), isCancelled: { false },
+                shouldRetry: { _, _ in
+                    retries += 1
+                    return true
+                })
+        } throws: { error in
+            guard case .connectFailed = error as? RedisError else { return false }
+            return true
+        }
+        #expect(retries == 2)  // a retry after each of the first two failures, none after the third
+    }
+
     @Test("gives up after maxAttempts with the connection error")
     func givesUpAfterMaxAttempts() async throws {
         var configuration = RedisConfiguration(host: "127.0.0.1", port: try TestSocket.freePort())
         configuration.reconnect = RedisReconnectPolicy(initialDelay: .milliseconds(5), maxAttempts: 3)
+        // Without maxAttempts the client would retry until the call's deadline, 45 s from now.
+        configuration.connectTimeout = .seconds(40)
         let client = RedisClient(configuration)
         defer { client.close() }
         let start = ContinuousClock.now
@@ -144,9 +166,9 @@ struct RedisClientTests {
             }
         }
         // Three refused connects and two short backoffs take milliseconds; the bound only proves
-        // that the client gave up instead of retrying forever, with room for a loaded machine
-        // (2.2 s was seen under the thread sanitizer with the whole suite running in parallel).
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // that the client gave up before its deadline, with room for a loaded machine (11 s was
+        // seen under the thread sanitizer, the whole suite running in parallel on 2 cores).
+        #expect(ContinuousClock.now - start < .seconds(25))
     }
 
     @Test("reports rejected credentials at once")
@@ -181,14 +203,14 @@ struct RedisClientTests {
         let server = try RedisServer()
         let client = RedisClient(server.configuration)
         #expect(try await client.send("PING") == .simpleString("PONG"))
-        let blocked = Task { try await client.send(["BLPOP", "nokey", "10"], timeout: .seconds(20)) }
+        let blocked = Task { try await client.send(["BLPOP", "nokey", "40"], timeout: .seconds(50)) }
         #expect(try await eventually { try blockedClients(server, count: 1) })
         let start = ContinuousClock.now
         client.close()
         let outcome = await blocked.result
         #expect(throws: RedisError.clientClosed) { try outcome.get() }
-        // Far below the 10 s the BLPOP would block, with room for a loaded machine.
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Far below the 40 s the BLPOP would block, with room for a loaded machine.
+        #expect(ContinuousClock.now - start < .seconds(20))
         await #expect(throws: RedisError.clientClosed) { try await client.send("PING") }
         await #expect(throws: RedisError.clientClosed) { try await client.pipeline([["PING"]]) }
         #expect(!client.isConnected)

@@ -108,7 +108,7 @@ struct RedisPubSubTests {
         #expect(try await eventually { try await subscriberCount(client, "ticks") == 1 })
         consumer.cancel()
         _ = try? await consumer.value
-        #expect(try await eventually(timeout: .seconds(2)) { try await subscriberCount(client, "ticks") == 0 })
+        #expect(try await eventually { try await subscriberCount(client, "ticks") == 0 })
     }
 
     @Test("close ends every stream without an error, and later streams with clientClosed")
@@ -120,7 +120,7 @@ struct RedisPubSubTests {
         let start = ContinuousClock.now
         subscriber.close()
         #expect(try await events.next() == nil)
-        #expect(ContinuousClock.now - start < .seconds(5))  // without close the stream never ends
+        #expect(ContinuousClock.now - start < .seconds(20))  // without close the stream never ends
 
         var late = subscriber.messages(channels: ["a"]).makeAsyncIterator()
         await #expect(throws: RedisError.clientClosed) { try await late.next() }
