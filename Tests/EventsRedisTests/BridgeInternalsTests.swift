@@ -69,7 +69,8 @@ struct BridgeInternalsTests {
             await queue.flush()
             flushed.increment()
         }
-        try? await Task.sleep(for: .milliseconds(20))
+        // The flush must have begun before message 3 comes, or it would wait for 3 as well.
+        #expect(await eventually { queue.waitingFlushes == 1 })
         _ = queue.enqueue(message(3))
         queue.removeFirst(1)
         try? await Task.sleep(for: .milliseconds(20))

@@ -155,6 +155,9 @@ final class PublishQueue: Sendable {
 
     var count: Int { lock.withLock { state.count } }
 
+    /// How many flushes are waiting (for tests that must know a flush has begun).
+    var waitingFlushes: Int { lock.withLock { state.flushWaiters.count } }
+
     /// Must be called with the lock held.
     private func takeCompletedFlushes() -> [CheckedContinuation<Void, Never>] {
         guard !state.flushWaiters.isEmpty else { return [] }
