@@ -49,14 +49,6 @@ final class Probe: Sendable {
 /// thread of the concurrency pool (two on this machine): a test blocked in `runOnThreads` there
 /// keeps other suites, the Redis ones among them, from running at all.
 func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    let group = startThreads(count, body)
-    await withCheckedContinuation { continuation in
-        group.notify(queue: .global()) { continuation.resume() }
-    }
-}
-
-/// Starts `count` threads running `body`; the group is left when each one ends.
-private func startThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
     let group = DispatchGroup()
     for index in 0..<count {
         group.enter()
@@ -65,7 +57,9 @@ private func startThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Voi
             group.leave()
         }.start()
     }
-    return group
+    await withCheckedContinuation { continuation in
+        group.notify(queue: .global()) { continuation.resume() }
+    }
 }
 
 /// The number of records the registry holds for `E` (live or not yet reclaimed).
