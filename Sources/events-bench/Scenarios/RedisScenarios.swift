@@ -170,9 +170,9 @@ private final class RawPubSub: RawPath {
     let subscriber: RedisSubscriber
     let channel: String
     let reader: Task<Void, Never>
-    let payloads: [[UInt8]]
+    let payloads: Payloads
 
-    init(_ redis: BenchRedis, payloads: [[UInt8]]) async throws {
+    init(_ redis: BenchRedis, payloads: Payloads) async throws {
         channel = redis.uniqueName("raw-pubsub")
         client = RedisClient(redis.configuration)
         subscriber = RedisSubscriber(redis.configuration)
@@ -184,7 +184,8 @@ private final class RawPubSub: RawPath {
             do {
                 for try await event in events {
                     switch event {
-                    case .message: arrivals.arrive()
+                    case .message(let message):
+                        if payloads.arrived(message.payload) { arrivals.arrive() }
                     case .subscribed: confirm.yield()
                     case .reconnected: break
                     }
@@ -196,7 +197,7 @@ private final class RawPubSub: RawPath {
     }
 
     func command(_ n: Int) -> [RedisArgument] {
-        ["PUBLISH", RedisArgument(channel), RedisArgument(payloads[n % payloads.count])]
+        ["PUBLISH", RedisArgument(channel), RedisArgument(payloads.payload(n))]
     }
 
     func close() async {
@@ -214,15 +215,15 @@ private final class RawStream: RawPath {
     let readClient: RedisClient
     let key: String
     let reader: Task<Void, Never>
-    let payloads: [[UInt8]]
+    let payloads: Payloads
 
-    init(_ redis: BenchRedis, payloads: [[UInt8]]) async throws {
+    init(_ redis: BenchRedis, payloads: Payloads) async throws {
         key = redis.uniqueName("raw-stream")
         client = RedisClient(redis.configuration)
         readClient = RedisClient(redis.configuration)
         self.payloads = payloads
         _ = try await client.send("XGROUP", "CREATE", RedisArgument(key), "g", "$", "MKSTREAM")
-        let (readClient, key, arrivals) = (readClient, key, arrivals)
+        let (readClient, key, arrivals, payloads) = (readClient, key, arrivals, payloads)
         reader = Task.detached {
             while !Task.isCancelled {
                 guard
@@ -234,17 +235,24 @@ private final class RawStream: RawPath {
                     let entries = reply.array?.first?.array?[1].array
                 else { continue }
                 var ids: [RedisArgument] = []
+                var arrived = 0
                 for entry in entries {
-                    if let id = entry.array?.first?.string { ids.append(RedisArgument(id)) }
+                    guard let parts = entry.array, let id = parts.first?.string else { continue }
+                    ids.append(RedisArgument(id))
+                    if let fields = parts.last?.array, fields.count == 2, let bytes = fields[1].bytes,
+                        payloads.arrived(bytes)
+                    {
+                        arrived += 1
+                    }
                 }
                 _ = try? await readClient.send(["XACK", RedisArgument(key), "g"] + ids)
-                arrivals.arrive(entries.count)
+                arrivals.arrive(arrived)
             }
         }
     }
 
     func command(_ n: Int) -> [RedisArgument] {
-        ["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads[n % payloads.count])]
+        ["XADD", RedisArgument(key), "*", "event", RedisArgument(payloads.payload(n))]
     }
 
     func close() async {
@@ -415,11 +423,38 @@ private func percentile(_ values: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
 }
 
-/// CloudEvents exactly as the bridge would write them for `BenchPing`s.
-private func encodedPayloads(type: String, count: Int) -> [[UInt8]] {
-    (0..<count).map { n in
-        let data = (try? JSONEncoder().encode(BenchPing(n: n, body: benchBody))).map { Array($0) }
-        return CloudEvent(id: UUID().uuidString, source: "bench/raw", type: type, time: Date(), data: data).jsonBytes()
+/// What a raw-client path sends and how it reads what arrives.
+private enum Payloads: Sendable {
+    /// CloudEvents exactly as the bridge would write them, encoded once up front and sent in
+    /// turn; nothing is read from an arrival. The transport alone: the target's baseline.
+    case preEncoded([[UInt8]])
+    /// Each event encoded when sent and decoded when it arrives, with Foundation's
+    /// `JSONEncoder`/`JSONDecoder` and no envelope: what an app carrying its events over a raw
+    /// client by hand would do.
+    case foundationCodable
+
+    static func cloudEvents(type: String, count: Int = 64) -> Payloads {
+        .preEncoded(
+            (0..<count).map { n in
+                let data = (try? JSONEncoder().encode(BenchPing(n: n, body: benchBody))).map { Array($0) }
+                return CloudEvent(id: UUID().uuidString, source: "bench/raw", type: type, time: Date(), data: data)
+                    .jsonBytes()
+            })
+    }
+
+    func payload(_ n: Int) -> [UInt8] {
+        switch self {
+        case .preEncoded(let payloads): payloads[n % payloads.count]
+        case .foundationCodable: (try? JSONEncoder().encode(BenchPing(n: n, body: benchBody))).map { Array($0) } ?? []
+        }
+    }
+
+    /// Whether an arrival counts: always for pre-encoded bytes; for Codable, when it decodes.
+    func arrived(_ bytes: [UInt8]) -> Bool {
+        switch self {
+        case .preEncoded: true
+        case .foundationCodable: (try? JSONDecoder().decode(BenchPing.self, from: Data(bytes))) != nil
+        }
     }
 }
 
@@ -448,8 +483,8 @@ func redisLatencyScenario(mode: RedisBridge.Mode, effort: Effort) async -> Scena
                 // Round-robin, fresh keys each time: a slow spell hits both alike.
                 let rawPath: any RedisPath =
                     mode == .pubSub
-                    ? try await RawPubSub(redis, payloads: encodedPayloads(type: BenchPing.wireName, count: 64))
-                    : try await RawStream(redis, payloads: encodedPayloads(type: BenchStreamPing.wireName, count: 64))
+                    ? try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
+                    : try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
                 _ = await latencies(rawPath, count: count / 10)  // warm-up
                 raw.append(await latencies(rawPath, count: count))
                 await rawPath.close()
@@ -491,20 +526,24 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
     let id = mode == .pubSub ? "redis-pubsub-throughput" : "redis-stream-throughput"
     var report = ScenarioReport(
         id: id, title: "Redis \(name) throughput", unit: .nanosecondsPerOperation,
-        operation: "one 128-byte event of a burst, pipelined in batches of 512, until the last arrives", rows: [])
+        operation: "one 128-byte event of a burst, pipelined in batches of 512, until the last arrives"
+            + " (the target's baseline is the first row: the transport alone)", rows: [])
     let rawName =
         mode == .pubSub ? "raw client pipelined PUBLISH -> subscriber" : "raw client pipelined XADD -> XREADGROUP"
+    let codableName = "raw client + Foundation JSON per event"
     let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
     switch BenchRedis.obtain() {
     case .failure(let skip):
         report.rows = [
             Row(name: rawName, role: .baseline, value: nil, status: skip.reason),
+            Row(name: codableName, role: .baseline, value: nil, status: skip.reason),
             Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
         ]
     case .success(let redis):
         let count = effort.isQuick ? 500 : 20_000
         let rounds = effort.isQuick ? 1 : 3
         var raw: [BurstCost] = []
+        var codable: [BurstCost] = []
         var bridged: [BurstCost] = []
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
@@ -512,26 +551,38 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
             for _ in 0..<rounds {
                 let rawPath: any RedisPath =
                     mode == .pubSub
-                    ? try await RawPubSub(redis, payloads: encodedPayloads(type: BenchPing.wireName, count: 64))
-                    : try await RawStream(redis, payloads: encodedPayloads(type: BenchStreamPing.wireName, count: 64))
+                    ? try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
+                    : try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
                 _ = await throughput(rawPath, count: count / 10, redis: infoClient)
                 raw.append(await throughput(rawPath, count: count, redis: infoClient))
                 await rawPath.close()
+                let codablePath: any RedisPath =
+                    mode == .pubSub
+                    ? try await RawPubSub(redis, payloads: .foundationCodable)
+                    : try await RawStream(redis, payloads: .foundationCodable)
+                _ = await throughput(codablePath, count: count / 10, redis: infoClient)
+                codable.append(await throughput(codablePath, count: count, redis: infoClient))
+                await codablePath.close()
                 let bridgePath = try await BridgePath(redis, mode: mode)
                 _ = await throughput(bridgePath, count: count / 10, redis: infoClient)
                 bridged.append(await throughput(bridgePath, count: count, redis: infoClient))
                 await bridgePath.close()
             }
             let rawFigure = median(raw.map(\.wall))
+            let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
             report.rows = [
                 Row(
                     name: rawName, role: .baseline, value: rawFigure, status: Row.measured,
                     detail: formatFigure(1e9 / rawFigure) + " events/s; " + cpuDetail(raw)),
                 Row(
+                    name: codableName, role: .baseline, value: codableFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / codableFigure) + " events/s; " + cpuDetail(codable)),
+                Row(
                     name: bridgeName, role: .subject, value: bridgeFigure, status: Row.measured,
                     detail: formatFigure(1e9 / bridgeFigure) + " events/s; " + formatRatio(bridgeFigure / rawFigure)
-                        + " of raw; " + cpuDetail(bridged)),
+                        + " of raw, " + formatRatio(bridgeFigure / codableFigure) + " of raw + Codable; "
+                        + cpuDetail(bridged)),
             ]
             report.target = Target(
                 goal: "bridge time per event within 1.2x of the raw client", figure: ratio(bridgeFigure, rawFigure),
