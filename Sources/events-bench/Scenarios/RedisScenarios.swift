@@ -581,7 +581,7 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                 Row(
                     name: bridgeName, role: .subject, value: bridgeFigure, status: Row.measured,
                     detail: formatFigure(1e9 / bridgeFigure) + " events/s; " + formatRatio(bridgeFigure / rawFigure)
-                        + " of raw, " + formatRatio(bridgeFigure / codableFigure) + " of raw + Codable; "
+                        + " of raw, " + formatRatio(bridgeFigure / codableFigure) + " of raw + Foundation JSON; "
                         + cpuDetail(bridged)),
             ]
             report.target = Target(
