@@ -34,11 +34,12 @@ struct CarriedEvent: Sendable {
         CarriedEvent(
             wireType: E.wireName, mode: mode, key: key,
             listen: { center, outbound in
-                center.listen(to: E.self) { event, sender in
+                let envelope = outbound.envelope(type: E.wireName)
+                return center.listen(to: E.self) { event, sender in
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
-                    outbound.publish(type: E.wireName, mode: mode, key: key, sender: sender) {
-                        try WireJSON.encode(event)
+                    outbound.publish(envelope, mode: mode, key: key, sender: sender) { output in
+                        try OutboundEnvelope.appendData(event, to: &output)
                     }
                 }
             },
@@ -73,13 +74,13 @@ struct CarriedEvent: Sendable {
     ) -> CarriedEvent {
         CarriedEvent(
             wireType: name.rawValue, mode: mode, key: key,
-            listen: listenNamed(name, mode: mode, key: key) { event in
+            listen: listenNamed(name, mode: mode, key: key) { event, output in
                 guard event.payload.isEmpty else {
                     throw CodingFailure(
                         reason: "payload keys \(event.payload.keys) cannot be carried; send one Codable data value")
                 }
-                guard event.hasData else { return nil }
-                return try WireJSON.encode(try event.data(as: Value.self))
+                guard event.hasData else { return }
+                try OutboundEnvelope.appendData(try event.data(as: Value.self), to: &output)
             },
             dispatchAndWait: { center, data, origin throws(CodingFailure) in
                 await center.dispatchAndWait(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
@@ -92,14 +93,13 @@ struct CarriedEvent: Sendable {
     static func named(_ name: EventName, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
         CarriedEvent(
             wireType: name.rawValue, mode: mode, key: key,
-            listen: listenNamed(name, mode: mode, key: key) { event in
+            listen: listenNamed(name, mode: mode, key: key) { event, _ in
                 guard event.payload.isEmpty, !event.hasData else {
                     throw CodingFailure(
                         reason:
                             "the event has data or payload keys, but \"\(name)\" is carried without data; use carry(_:data:mode:)"
                     )
                 }
-                return nil
             },
             dispatchAndWait: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)
@@ -112,16 +112,17 @@ struct CarriedEvent: Sendable {
     }
 
     /// The listener of a carried name: hands each local dispatch, but those from Redis, to
-    /// `outbound` with the data `encode` makes of it.
+    /// `outbound`, with `appendData` writing the `data` member it makes of the event (or none).
     private static func listenNamed(
         _ name: EventName, mode: RedisBridge.Mode, key: String,
-        encode: @escaping @Sendable (NamedEvent) throws -> [UInt8]?
+        appendData: @escaping @Sendable (NamedEvent, inout [UInt8]) throws -> Void
     ) -> @Sendable (EventCenter, Outbound) -> Subscription {
         { center, outbound in
-            center.listen(to: name) { event in
+            let envelope = outbound.envelope(type: name.rawValue)
+            return center.listen(to: name) { event in
                 guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
-                outbound.publish(type: name.rawValue, mode: mode, key: key, sender: event.sender) {
-                    try encode(event)
+                outbound.publish(envelope, mode: mode, key: key, sender: event.sender) { output in
+                    try appendData(event, &output)
                 }
             }
         }

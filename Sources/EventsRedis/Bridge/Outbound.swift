@@ -32,27 +32,35 @@ final class Outbound: Sendable {
         idPrefix = String(generator.next() as UInt64, radix: 16) + "-"
     }
 
+    /// How this bridge writes the CloudEvents of the carried type `type`.
+    func envelope(type: String) -> OutboundEnvelope {
+        OutboundEnvelope(type: type, source: source, idPrefix: idPrefix)
+    }
+
+    /// Publishes one locally dispatched event: `appendData` appends its `data` member (see
+    /// `OutboundEnvelope.message`).
     func publish(
-        type: String, mode: RedisBridge.Mode, key: String, sender: Sender?, encode: () throws -> [UInt8]?
+        _ envelope: OutboundEnvelope, mode: RedisBridge.Mode, key: String, sender: Sender?,
+        appendData: (inout [UInt8]) throws -> Void
     ) {
-        let data: [UInt8]?
+        let sequence = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let payload: [UInt8]
         do {
-            data = try encode()
+            payload = try envelope.message(
+                sequence: sequence, subject: sender.flatMap(subject), time: Date(), appendData: appendData)
         } catch let failure as CarriedEvent.CodingFailure {
-            report(.cannotEncode(type: type, reason: failure.reason))
+            report(.cannotEncode(type: envelope.type, reason: failure.reason))
             return
         } catch {
-            report(.cannotEncode(type: type, reason: String(describing: error)))
+            report(.cannotEncode(type: envelope.type, reason: String(describing: error)))
             return
         }
-        let id = idPrefix + String(nextID.wrappingAdd(1, ordering: .relaxed).newValue)
-        let event = CloudEvent(
-            id: id, source: source, type: type, subject: sender.flatMap(subject), time: Date(), data: data)
-        let message = OutboundMessage(type: type, id: id, key: key, payload: event.jsonBytes())
+        let message = OutboundMessage(
+            type: envelope.type, idPrefix: idPrefix, idNumber: sequence, key: key, payload: payload)
         let queue = mode == .pubSub ? pubSubQueue : streamQueue
         if !queue.enqueue(message) {
             counters.rejectedBufferFull.increment()
-            report(.publishBufferFull(type: type, id: id, capacity: queue.capacity))
+            report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))
         }
     }
 }

@@ -3,9 +3,31 @@ import Events
 /// One event waiting to be published: its encoded CloudEvent and where it goes.
 struct OutboundMessage: Sendable {
     let type: String
-    let id: String
     let key: String
     let payload: [UInt8]
+    /// The id, or its prefix when `idNumber` is set: the id string is made only for a report.
+    private let idText: String
+    private let idNumber: UInt64?
+
+    /// The event's CloudEvents id.
+    var id: String { idNumber.map { idText + String($0) } ?? idText }
+
+    init(type: String, id: String, key: String, payload: [UInt8]) {
+        self.type = type
+        self.key = key
+        self.payload = payload
+        idText = id
+        idNumber = nil
+    }
+
+    /// A message whose id is `idPrefix` followed by the decimal digits of `idNumber`.
+    init(type: String, idPrefix: String, idNumber: UInt64, key: String, payload: [UInt8]) {
+        self.type = type
+        self.key = key
+        self.payload = payload
+        idText = idPrefix
+        self.idNumber = idNumber
+    }
 }
 
 /// A bounded FIFO of messages waiting for Redis, read by one ``Publisher``.

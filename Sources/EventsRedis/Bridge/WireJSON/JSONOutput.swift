@@ -6,6 +6,18 @@ struct JSONOutput {
         bytes.reserveCapacity(256)
     }
 
+    /// Output that goes on after `bytes` (which it takes over), such as a CloudEvent envelope
+    /// written up to its `data` member.
+    init(continuing bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Hands the bytes over, leaving this output empty.
+    mutating func take() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
+    }
+
     mutating func append(_ byte: UInt8) {
         bytes.append(byte)
     }
@@ -18,17 +30,7 @@ struct JSONOutput {
     mutating func appendInteger(_ value: some FixedWidthInteger) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         // The magnitude fits in a UInt64 for every standard integer type up to 64 bits.
-        var magnitude = UInt64(value.magnitude)
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
-        }
+        appendDecimalDigits(UInt64(value.magnitude), to: &bytes)
     }
 
     /// Writes a double as Foundation does: its `description` without a trailing `.0`. Returns
@@ -49,6 +51,21 @@ struct JSONOutput {
     /// escaped as Foundation escapes it).
     mutating func appendString(_ value: String) {
         appendJSONString(value, to: &bytes, escapingSlash: true)
+    }
+}
+
+/// Appends the decimal digits of `value` to `output`, without making a `String`.
+func appendDecimalDigits(_ value: UInt64, to output: inout [UInt8]) {
+    var remaining = value
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        var position = buffer.count
+        repeat {
+            position -= 1
+            buffer[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        } while remaining > 0
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
     }
 }
 

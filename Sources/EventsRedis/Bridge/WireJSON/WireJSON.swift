@@ -30,6 +30,18 @@ enum WireJSON {
         }
     }
 
+    /// Appends `value`'s JSON, as Foundation's `JSONEncoder()` would write it, to `output`; on a
+    /// throw, `output` is as it was.
+    static func encode<Value: Encodable>(_ value: Value, appendingTo output: inout [UInt8]) throws {
+        let start = output.count
+        do {
+            try WireJSONEncoder.encode(value, appendingTo: &output)
+        } catch {
+            output.removeSubrange(start...)
+            output.append(contentsOf: try foundationEncoder.encode(value))
+        }
+    }
+
     /// Decodes a `Value` as Foundation's `JSONDecoder()` would, throwing its error on failure.
     ///
     /// `validatedDepth` is for bytes known to be strictly valid JSON nested that deep (data a

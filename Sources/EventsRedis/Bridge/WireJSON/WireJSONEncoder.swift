@@ -25,6 +25,18 @@ final class WireJSONEncoder {
         return try encoder.state.finish()
     }
 
+    /// Appends `value`'s JSON to `output`. On a throw, `output` holds what it held before plus
+    /// whatever was written of the value: the caller truncates it.
+    static func encode<Value: Encodable>(_ value: Value, appendingTo output: inout [UInt8]) throws {
+        let encoder = WireJSONEncoder()
+        encoder.state.output = JSONOutput(continuing: output)
+        output = []  // the encoder holds the only reference, so appending never copies the buffer
+        defer { output = encoder.state.output.take() }
+        let start = encoder.state.output.bytes.count
+        try encoder.encodeValue(value, key: nil)
+        try encoder.state.finishAppending(from: start)
+    }
+
     /// Encodes a nested value (or the top-level one) at the current output position, after its
     /// key or separator has been written.
     func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
@@ -149,10 +161,15 @@ struct WireJSONEncoderState {
     }
 
     mutating func finish() throws -> [UInt8] {
+        try finishAppending(from: 0)
+        return output.bytes
+    }
+
+    /// Checks the value that was written from offset `start` on.
+    mutating func finishAppending(from start: Int) throws {
         if let refusal { throw WireJSONUnsupported(reason: refusal) }
         // Foundation refuses a top-level value that encodes nothing.
-        guard output.bytes.count > 0 else { throw WireJSONUnsupported(reason: "the value encoded nothing") }
-        return output.bytes
+        guard output.bytes.count > start else { throw WireJSONUnsupported(reason: "the value encoded nothing") }
     }
 
     // MARK: - Values

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Writes the CloudEvents a bridge publishes for one carried type, byte for byte as
+/// `CloudEvent.jsonBytes()` writes them, without building a `CloudEvent`.
+///
+/// Everything but the id's number, the subject, the time and the data is the same for every
+/// event of a type, so it is escaped once, here, instead of once per event; and the event's data
+/// is encoded straight into the message, after the envelope, instead of into an array of its
+/// own that is then copied. (Measured: the envelope cost about a tenth of the bridge's work per
+/// event, a third of it in the `CloudEvent` and id strings made only to be written out.)
+struct OutboundEnvelope: Sendable {
+    /// The event's wire name, for reports.
+    let type: String
+    /// The random start of every id this bridge instance writes.
+    let idPrefix: String
+    /// `{"specversion":"1.0","id":"` and the id prefix: the bytes up to the id's number.
+    private let head: [UInt8]
+    /// From the quote closing the id to the end of `type`.
+    private let middle: [UInt8]
+
+    init(type: String, source: String, idPrefix: String) {
+        self.type = type
+        self.idPrefix = idPrefix
+        var head = Array(#"{"specversion":"1.0","id":"#.utf8)
+        appendJSONString(idPrefix, to: &head)
+        head.removeLast()  // the closing quote: the number goes on
+        self.head = head
+        var middle: [UInt8] = [UInt8(ascii: "\"")]
+        middle.append(contentsOf: #","source":"#.utf8)
+        appendJSONString(source, to: &middle)
+        middle.append(contentsOf: #","type":"#.utf8)
+        appendJSONString(type, to: &middle)
+        self.middle = middle
+    }
+
+    /// The id of event number `sequence`.
+    func id(_ sequence: UInt64) -> String {
+        idPrefix + String(sequence)
+    }
+
+    /// The message for event number `sequence`: the envelope, then what `appendData` appends
+    /// (the `data` member, or nothing for an event without data), then the closing brace.
+    func message(
+        sequence: UInt64, subject: String?, time: Date, appendData: (inout [UInt8]) throws -> Void
+    ) rethrows -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(head.count + middle.count + (subject?.utf8.count ?? 0) + 384)
+        output.append(contentsOf: head)
+        appendDecimalDigits(sequence, to: &output)
+        output.append(contentsOf: middle)
+        if let subject {
+            output.append(contentsOf: #","subject":"#.utf8)
+            appendJSONString(subject, to: &output)
+        }
+        output.append(contentsOf: #","time":""#.utf8)
+        RFC3339.append(time, to: &output)
+        output.append(contentsOf: #"","datacontenttype":"application/json""#.utf8)
+        try appendData(&output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// Appends the `data` member holding `value`'s JSON.
+    static func appendData(_ value: some Encodable, to output: inout [UInt8]) throws {
+        output.append(contentsOf: #","data":"#.utf8)
+        try WireJSON.encode(value, appendingTo: &output)
+    }
+}
