@@ -10,7 +10,7 @@ import Events
 /// delivery, and one that was delivered but not acknowledged comes back and is suppressed as a
 /// duplicate.
 struct StreamConsumer: Sendable {
-    struct Entry: Sendable {
+    struct Entry: Sendable, Equatable {
         let key: String
         let id: String
         /// The entry's `event` field; nil when the entry was deleted or has no such field.
@@ -230,15 +230,12 @@ struct StreamConsumer: Sendable {
     func readNew(acknowledging acknowledgements: [String: [String]]) async throws(RedisError) -> [Entry] {
         let block = configuration.readBlock
         let commands = acknowledgeCommands(acknowledgements) + [readCommand(ids: keys.map { _ in ">" }, block: block)]
-        let replies = try await client.pipeline(commands, timeout: block + configuration.redis.replyTimeout)
-        for reply in replies.dropLast() {
+        let (acknowledged, read) = try await client.pipelineKeepingLastReplyVerbatim(
+            commands, timeout: block + configuration.redis.replyTimeout)
+        for reply in acknowledged {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
-        guard let read = replies.last else {
-            throw RedisError.unexpectedReply(expected: "an XREADGROUP reply", got: "nothing")
-        }
-        if case .error(let text) = read { throw RedisError.server(text) }
-        return try Self.entries(fromRead: read)
+        return try Self.entries(fromVerbatimRead: read)
     }
 
     private func readCommand(ids: [String], block: Duration?) -> [RedisArgument] {
@@ -290,42 +287,6 @@ struct StreamConsumer: Sendable {
         acknowledgements.map { key, ids in
             ["XACK", RedisArgument(key), RedisArgument(group)] + ids.map { RedisArgument($0) }
         }
-    }
-
-    // MARK: - Reply shapes
-
-    /// Entries of an XREADGROUP reply: `[[key, [[id, [field, value, ...]], ...]], ...]`, or
-    /// null when the block time passed without entries.
-    static func entries(fromRead reply: RESPValue) throws(RedisError) -> [Entry] {
-        if reply.isNull { return [] }
-        guard let streams = reply.array else {
-            throw RedisError.unexpectedReply(expected: "an XREADGROUP reply", got: "\(reply)")
-        }
-        var entries: [Entry] = []
-        for stream in streams {
-            guard let pair = stream.array, pair.count == 2, let key = pair[0].string, let items = pair[1].array else {
-                throw RedisError.unexpectedReply(expected: "a stream and its entries", got: "\(stream)")
-            }
-            for item in items { entries.append(try entry(item, key: key)) }
-        }
-        return entries
-    }
-
-    /// One `[id, [field, value, ...]]` entry; the fields are null for an entry deleted since
-    /// it was delivered.
-    static func entry(_ item: RESPValue, key: String) throws(RedisError) -> Entry {
-        guard let parts = item.array, parts.count == 2, let id = parts[0].string else {
-            throw RedisError.unexpectedReply(expected: "a stream entry", got: "\(item)")
-        }
-        if parts[1].isNull { return Entry(key: key, id: id, message: nil, deleted: true) }
-        guard let fields = parts[1].array, fields.count % 2 == 0 else {
-            throw RedisError.unexpectedReply(expected: "the fields of a stream entry", got: "\(parts[1])")
-        }
-        var message: [UInt8]?
-        for index in stride(from: 0, to: fields.count, by: 2) where fields[index].string == "event" {
-            message = fields[index + 1].bytes
-        }
-        return Entry(key: key, id: id, message: message, deleted: false)
     }
 }
 

@@ -46,10 +46,17 @@ struct RESPParser {
 
     /// The next complete value, or `nil` when more bytes are needed.
     mutating func next() throws(RedisError) -> RESPValue? {
-        try nextComplete { scanner, start in
+        try nextComplete { scanner, start, _ in
             var cursor = start
             return scanner.build(at: &cursor)
         }
+    }
+
+    /// The next complete value as its RESP bytes, verbatim, validated as ``next()`` validates
+    /// it; nil when more bytes are needed. For a reply its reader walks in place (see
+    /// ``RESPScanner``) rather than as a tree of values.
+    mutating func nextVerbatim() throws(RedisError) -> [UInt8]? {
+        try nextComplete { scanner, start, end in Array(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])) }
     }
 
     /// What ``nextFrame(message:)`` returns: a Pub/Sub `message` frame made by the caller from
@@ -69,7 +76,7 @@ struct RESPParser {
     mutating func nextFrame<Message>(
         message: (_ channel: UnsafeBufferPointer<UInt8>, _ payload: UnsafeBufferPointer<UInt8>) -> Message
     ) throws(RedisError) -> Frame<Message>? {
-        try nextComplete { scanner, start in
+        try nextComplete { scanner, start, _ in
             if let (channel, payload) = scanner.messageParts(at: start) { return .message(message(channel, payload)) }
             var cursor = start
             return .value(scanner.build(at: &cursor))
@@ -77,9 +84,9 @@ struct RESPParser {
     }
 
     /// Scans the next value and, once it is complete and valid, hands `make` the scanner and
-    /// the value's start, consuming the value. Nil when more bytes are needed; a malformed
-    /// value is thrown, and thrown again by every later call.
-    private mutating func nextComplete<T>(_ make: (RESPScanner, Int) -> T) throws(RedisError) -> T? {
+    /// the value's start and end, consuming the value. Nil when more bytes are needed; a
+    /// malformed value is thrown, and thrown again by every later call.
+    private mutating func nextComplete<T>(_ make: (RESPScanner, Int, Int) -> T) throws(RedisError) -> T? {
         if let failure { throw failure }
         guard readIndex < buffer.count else { return nil }
         let start = readIndex
@@ -88,7 +95,7 @@ struct RESPParser {
             let scanner = RESPScanner(bytes: bytes, limits: limits)
             do throws(RedisError) {
                 guard let end = try scanner.scan(at: start, depth: 0) else { return .success(nil) }
-                return .success((make(scanner, start), end))
+                return .success((make(scanner, start, end), end))
             } catch {
                 return .failure(error)
             }

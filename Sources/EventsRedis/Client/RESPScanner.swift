@@ -107,6 +107,40 @@ struct RESPScanner {
         return (channel, payload)
     }
 
+    // MARK: Walking a value in place
+
+    /// For a reader that walks a value `scan` accepted without building it: the count of the
+    /// array header at `index` (-1 for a null array), moving `index` past the header; nil, with
+    /// `index` unmoved, when something else starts there.
+    func arrayCount(at index: inout Int) -> Int? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "*") else { return nil }
+        let lineEnd = lineEndIndex(from: index + 1)
+        guard let count = integer(from: index + 1, to: lineEnd) else { return nil }
+        index = lineEnd + 2
+        return count
+    }
+
+    /// Whether the value at `index` is a null (`$-1` or `*-1`), moving `index` past it if so.
+    func skipNull(at index: inout Int) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "$") || bytes[index] == UInt8(ascii: "*") else {
+            return false
+        }
+        let lineEnd = lineEndIndex(from: index + 1)
+        guard integer(from: index + 1, to: lineEnd) == -1 else { return false }
+        index = lineEnd + 2
+        return true
+    }
+
+    /// The content of the non-null bulk string at `index`, moving `index` past it; nil, with
+    /// `index` unmoved, for anything else. For values `scan` accepted.
+    func bulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count else { return nil }
+        var cursor = index
+        guard let content = bulkContent(at: &cursor) else { return nil }
+        index = cursor
+        return content
+    }
+
     /// The bytes of the non-null bulk string at `index`, moving `index` past it; `nil` for
     /// anything else.
     private func bulkContent(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {

@@ -44,9 +44,14 @@ extension RedisClient {
         for (index, request) in batch.enumerated() {
             var replies: [RESPValue] = []
             replies.reserveCapacity(request.commands.count)
+            var verbatim: [UInt8] = []
             do throws(RedisError) {
-                for _ in request.commands {
+                let valueCount = request.commands.count - (request.wantsLastReplyVerbatim ? 1 : 0)
+                for _ in 0..<valueCount {
                     replies.append(try connection.readReply(timeout: request.timeout))
+                }
+                if request.wantsLastReplyVerbatim {
+                    verbatim = try connection.readVerbatimReply(timeout: request.timeout)
                 }
             } catch {
                 releaseConnection()
@@ -56,7 +61,7 @@ extension RedisClient {
                 for later in batch[(index + 1)...] { later.fail(behind) }
                 return
             }
-            request.succeed(replies)
+            request.succeed(replies, verbatim: verbatim)
         }
     }
 

@@ -149,6 +149,25 @@ public final class RedisClient: Sendable {
     /// and `completion` runs on the client's own I/O queue, so it must be quick and must not
     /// block; it may queue the next request. The bridge's publisher uses it to go from a local
     /// dispatch to the socket with one thread handoff, as a raw caller does.
+    /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
+    /// of all but the last as values and the last one as its RESP bytes, verbatim, for a reader
+    /// that walks them in place instead of building a tree of values (a stream read of hundreds
+    /// of entries). `commands` must not be empty.
+    nonisolated(nonsending) func pipelineKeepingLastReplyVerbatim(
+        _ commands: [[RedisArgument]], timeout: Duration? = nil
+    ) async throws(RedisError) -> (replies: [RESPValue], last: [UInt8]) {
+        precondition(!commands.isEmpty, "a pipeline needs a last command")
+        let deadline = connectDeadline(timeout)
+        let result = await withCheckedContinuation { continuation in
+            enqueue(
+                RedisClientRequest(
+                    commands: commands, timeout: timeout, connectDeadline: deadline,
+                    completion: .verbatimLast(continuation)))
+        }
+        let (replies, last) = try result.get()
+        return (replies, last)
+    }
+
     package func pipeline(
         _ commands: [[RedisArgument]], timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void

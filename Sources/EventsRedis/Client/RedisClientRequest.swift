@@ -13,6 +13,9 @@ struct RedisClientRequest: Sendable {
         case pipeline(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
         /// Several commands, completed by a callback on the client's queue (no task to resume).
         case callback(@Sendable (Result<[RESPValue], RedisError>) -> Void)
+        /// Several commands, the last one's reply delivered as its RESP bytes, verbatim (see
+        /// ``RESPParser/nextVerbatim()``), after the others' replies.
+        case verbatimLast(CheckedContinuation<Result<([RESPValue], [UInt8]), RedisError>, Never>)
     }
 
     let commands: [[RedisArgument]]
@@ -22,8 +25,17 @@ struct RedisClientRequest: Sendable {
     let connectDeadline: ContinuousClock.Instant
     let completion: Completion
 
-    func succeed(_ replies: [RESPValue]) {
+    /// Whether the last command's reply is read verbatim rather than as a value.
+    var wantsLastReplyVerbatim: Bool {
+        if case .verbatimLast = completion { return true }
+        return false
+    }
+
+    /// Completes with `replies`; for `verbatimLast`, `verbatim` is the last reply's bytes.
+    func succeed(_ replies: [RESPValue], verbatim: [UInt8] = []) {
         switch completion {
+        case .verbatimLast(let continuation):
+            continuation.resume(returning: .success((replies, verbatim)))
         case .single(let continuation):
             let reply = replies.first ?? .null
             if case .error(let message) = reply {
@@ -43,6 +55,7 @@ struct RedisClientRequest: Sendable {
         case .single(let continuation): continuation.resume(returning: .failure(error))
         case .pipeline(let continuation): continuation.resume(returning: .failure(error))
         case .callback(let body): body(.failure(error))
+        case .verbatimLast(let continuation): continuation.resume(returning: .failure(error))
         }
     }
 }

@@ -151,6 +151,18 @@ package final class RedisConnection {
         return value
     }
 
+    /// The next reply as its RESP bytes, verbatim (see ``RESPParser/nextVerbatim()``); waits and
+    /// fails as ``readReply(timeout:)`` does.
+    func readVerbatimReply(timeout: Duration? = nil) throws(RedisError) -> [UInt8] {
+        let deadline = ContinuousClock.now + (timeout ?? configuration.replyTimeout)
+        guard let bytes = try nextParsed(until: deadline, { parser throws(RedisError) in try parser.nextVerbatim() })
+        else {
+            fail()
+            throw .timedOut("reply")
+        }
+        return bytes
+    }
+
     /// The next reply if one arrives within `timeout`, or `nil`; unlike ``readReply(timeout:)``
     /// a timeout here leaves the connection open, because a partly received reply stays
     /// buffered. For connections that wait for pushed messages (Pub/Sub).
