@@ -229,4 +229,22 @@ struct RedisClientTests {
         #expect(value.string == "1")
         #expect(try await client.send("GET", "a").string == "1")
     }
+
+    @Test("a pipeline can keep its last reply as RESP bytes, verbatim, after the others' values")
+    func verbatimLastReply() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        let (replies, last) = try await client.pipelineKeepingLastReplyVerbatim([
+            ["SET", "k", "v\r\n"], ["RPUSH", "list", "a", "b"], ["LRANGE", "list", "0", "-1"],
+        ])
+        #expect(replies == [.simpleString("OK"), .integer(2)])
+        #expect(last == Array("*2\r\n$1\r\na\r\n$1\r\nb\r\n".utf8))
+        let (none, error) = try await client.pipelineKeepingLastReplyVerbatim([["GET", "k", "extra"]])
+        #expect(none.isEmpty && error.first == UInt8(ascii: "-"), "an error reply comes back verbatim too")
+        client.close()
+        await #expect(throws: RedisError.clientClosed) {
+            _ = try await client.pipelineKeepingLastReplyVerbatim([["PING"]])
+        }
+    }
 }
