@@ -22,9 +22,14 @@ extension EventCenter {
         _ event: E, from sender: AnyObject? = nil, isolation: isolated (any Actor)? = #isolation
     ) async -> DispatchReport {
         let collector = ReportCollector()
+        dispatch(event, from: sender, reportingTo: collector)
+        return await collector.wait()
+    }
+
+    /// Dispatches `event`, reporting every handler's outcome to `collector`.
+    func dispatch<E: Event>(_ event: E, from sender: AnyObject?, reportingTo collector: ReportCollector) {
         if let listeners = registry.snapshot(for: EventKey(E.self)) {
             _ = deliver(event, to: listeners, from: sender, collector: collector)
         }
-        return await collector.wait()
     }
 }

@@ -256,12 +256,20 @@ extension EventCenter {
         isolation: isolated (any Actor)? = #isolation
     ) async -> DispatchReport {
         let collector = ReportCollector()
+        dispatch(name, from: sender, data: data, payload: payload, reportingTo: collector)
+        return await collector.wait()
+    }
+
+    /// Dispatches an event named `name`, reporting every handler's outcome to `collector`.
+    func dispatch(
+        _ name: EventName, from sender: AnyObject?, data: (any Sendable)?, payload: Payload,
+        reportingTo collector: ReportCollector
+    ) {
         if let listeners = registry.namedSnapshot(for: name) {
             let event = NamedEvent(
                 name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
             _ = deliver(event, to: listeners, from: sender, collector: collector)
         }
-        return await collector.wait()
     }
 
     @discardableResult

@@ -12,9 +12,10 @@ struct CarriedEvent: Sendable {
     let key: String
     /// Starts the local listener that hands each locally dispatched event to `outbound`.
     let listen: @Sendable (EventCenter, Outbound) -> Subscription
-    /// Decodes `data` and dispatches the event locally from `origin`, returning once every
-    /// listener has finished with it (streams acknowledge after this).
-    let dispatchAndWait: @Sendable (EventCenter, ReceivedData, RemoteOrigin) async throws(CodingFailure) -> Void
+    /// Decodes `data` and dispatches the event locally from `origin` through a batch, whose
+    /// wait ends once every listener has finished with it (streams acknowledge after that).
+    let dispatchInBatch:
+        @Sendable (EventCenter, ReceivedData, RemoteOrigin, DispatchBatch) throws(CodingFailure) -> Void
     /// Decodes `data` and dispatches the event locally from `origin`, on the calling thread.
     let dispatchNow: @Sendable (EventCenter, ReceivedData, RemoteOrigin) throws(CodingFailure) -> Void
 
@@ -43,8 +44,8 @@ struct CarriedEvent: Sendable {
                     }
                 }
             },
-            dispatchAndWait: { center, data, origin throws(CodingFailure) in
-                await center.dispatchAndWait(try decode(E.self, from: data), from: origin)
+            dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
+                batch.dispatch(try decode(E.self, from: data), from: origin, through: center)
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 center.dispatch(try decode(E.self, from: data), from: origin)
@@ -82,8 +83,8 @@ struct CarriedEvent: Sendable {
                 guard event.hasData else { return }
                 try OutboundEnvelope.appendData(try event.data(as: Value.self), to: &output)
             },
-            dispatchAndWait: { center, data, origin throws(CodingFailure) in
-                await center.dispatchAndWait(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
+            dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
+                batch.dispatch(name, from: origin, data: try decodeIfPresent(Value.self, from: data), through: center)
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 center.dispatch(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
@@ -101,9 +102,9 @@ struct CarriedEvent: Sendable {
                     )
                 }
             },
-            dispatchAndWait: { center, data, origin throws(CodingFailure) in
+            dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
                 try expectNoData(data, name: name)
-                await center.dispatchAndWait(name, from: origin)
+                batch.dispatch(name, from: origin, through: center)
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)

@@ -32,16 +32,18 @@ final class Inbound: Sendable {
         self.report = report
     }
 
-    /// Delivers one stream entry, returning only once every local listener has finished with
-    /// the event, so that acknowledging afterwards means "handled".
-    func receive(_ message: [UInt8], key: String, streamEntryID: String) async {
+    /// Dispatches one stream entry through `batch`, whose wait ends once every local listener
+    /// has finished with it, so that acknowledging afterwards means "handled". True when the
+    /// event was dispatched (the caller counts it delivered after the wait).
+    func receive(_ message: [UInt8], key: String, streamEntryID: String, into batch: DispatchBatch) -> Bool {
         guard let (carriedEvent, event, data, origin) = accept(message, key: key, streamEntryID: streamEntryID)
-        else { return }
+        else { return false }
         do {
-            try await carriedEvent.dispatchAndWait(center, data, origin)
-            counters.delivered.increment()
+            try carriedEvent.dispatchInBatch(center, data, origin, batch)
+            return true
         } catch {
             undecodable(event, error)
+            return false
         }
     }
 

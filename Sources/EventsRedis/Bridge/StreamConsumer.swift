@@ -266,13 +266,16 @@ struct StreamConsumer: Sendable {
         }
     }
 
-    /// Delivers each entry locally (waiting for every listener) and returns the ids to
-    /// acknowledge, per stream: all of them, bad entries included, so none blocks the stream.
+    /// Delivers the entries locally, in order, and returns once every listener has finished
+    /// with all of them, with the ids to acknowledge, per stream: all of them, bad entries
+    /// included, so none blocks the stream.
     private func deliver(_ entries: [Entry]) async -> [String: [String]] {
         var acknowledgements: [String: [String]] = [:]
+        let batch = DispatchBatch()
+        var dispatched = 0
         for entry in entries {
             if let message = entry.message {
-                await inbound.receive(message, key: entry.key, streamEntryID: entry.id)
+                if inbound.receive(message, key: entry.key, streamEntryID: entry.id, into: batch) { dispatched += 1 }
             } else if !entry.deleted {
                 counters.invalidMessages.increment()
                 report(
@@ -280,6 +283,8 @@ struct StreamConsumer: Sendable {
             }
             acknowledgements[entry.key, default: []].append(entry.id)
         }
+        _ = await batch.wait()
+        counters.delivered.increment(by: dispatched)
         return acknowledgements
     }
 
