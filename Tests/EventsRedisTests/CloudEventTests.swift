@@ -244,6 +244,31 @@ struct CloudEventTests {
         }
         #expect(accepted < 5_000, "most mutations are invalid")
     }
+
+    @Test("Reading for decoding leaves JSON data in the message and says where; string and base64 data are copied")
+    func dataInPlace() throws {
+        let message = sample.jsonBytes()
+        var depth: Int?
+        var range: Range<Int>?
+        let event = try CloudEvent(json: message, validatedDataDepth: &depth, dataRange: &range)
+        #expect(event.data == nil && depth == 2, "an object of scalars")
+        let found = try #require(range)
+        #expect(Array(message[found]) == sample.data)
+        #expect(event.dataContentType == "application/json" && event.id == sample.id && event.time == sample.time)
+
+        for json in [
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","data":"text"}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","data_base64":"AAE="}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t"}"#,
+        ] {
+            var otherDepth: Int?
+            var otherRange: Range<Int>? = 0..<1
+            let inPlace = try CloudEvent(
+                json: Array(json.utf8), validatedDataDepth: &otherDepth, dataRange: &otherRange)
+            #expect(otherRange == nil)
+            #expect(inPlace == (try CloudEvent(json: Array(json.utf8))), "the same event as a plain read")
+        }
+    }
 }
 
 @Suite("RFC 3339 timestamps")

@@ -23,12 +23,31 @@ struct CarriedEvent: Sendable {
         let reason: String
     }
 
-    /// The data of a received CloudEvent: JSON text, or nil when the event has none.
+    /// The data of a received CloudEvent: JSON text, where it lies in `bytes` (the message it
+    /// came in, or bytes of its own), or no bytes when the event has none.
     struct ReceivedData {
         let bytes: [UInt8]?
-        /// How deep `bytes` is nested when reading the CloudEvent already validated it as JSON
+        let range: Range<Int>
+        /// How deep the data is nested when reading the CloudEvent already validated it as JSON
         /// (decoding then skips validating it again); nil when it did not.
         let validatedDepth: Int?
+
+        /// Data of its own, all of `bytes`.
+        init(bytes: [UInt8]?, validatedDepth: Int?) {
+            self.bytes = bytes
+            range = 0..<(bytes?.count ?? 0)
+            self.validatedDepth = validatedDepth
+        }
+
+        /// Data left in the message, at `range`.
+        init(in message: [UInt8], at range: Range<Int>, validatedDepth: Int?) {
+            bytes = message
+            self.range = range
+            self.validatedDepth = validatedDepth
+        }
+
+        /// Whether the data is JSON `null`.
+        var isNull: Bool { bytes.map { $0[range].elementsEqual("null".utf8) } ?? false }
     }
 
     static func typed<E: RemoteEvent>(_ type: E.Type, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
@@ -57,7 +76,7 @@ struct CarriedEvent: Sendable {
     {
         guard let bytes = data.bytes else { throw CodingFailure(reason: "the message has no data") }
         do {
-            return try WireJSON.decode(Value.self, from: bytes, validatedDepth: data.validatedDepth)
+            return try WireJSON.decode(Value.self, from: bytes, in: data.range, validatedDepth: data.validatedDepth)
         } catch {
             throw CodingFailure(reason: String(describing: error))
         }
@@ -130,7 +149,7 @@ struct CarriedEvent: Sendable {
     }
 
     private static func expectNoData(_ data: ReceivedData, name: EventName) throws(CodingFailure) {
-        guard data.bytes == nil || data.bytes == Array("null".utf8) else {
+        guard data.bytes == nil || data.isNull else {
             throw CodingFailure(reason: "\"\(name)\" is carried without data, but the message has data")
         }
     }

@@ -64,13 +64,28 @@ public struct CloudEvent: Sendable, Hashable {
     /// it is nested (1 for a scalar), so that decoding it need not validate it again. Nil when
     /// the event has no data, or data from `data_base64` (any bytes).
     init(json: [UInt8], validatedDataDepth: inout Int?) throws(CloudEventError) {
+        var inPlace: Range<Int>?
         self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth)
+            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth, dataInPlace: false, &inPlace)
         }
     }
 
-    private init(utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?) throws(CloudEventError) {
+    /// Reads an event as `init(json:validatedDataDepth:)` does, except that `data` holding a
+    /// JSON value (not a string, not `data_base64`) is left where it is: `data` stays nil and
+    /// `dataRange` says where the value lies in `json`. Saves a copy of it for a reader that
+    /// decodes it from the message.
+    init(json: [UInt8], validatedDataDepth: inout Int?, dataRange: inout Range<Int>?) throws(CloudEventError) {
+        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
+            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth, dataInPlace: true, &dataRange)
+        }
+    }
+
+    private init(
+        utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?, dataInPlace: Bool,
+        _ dataRange: inout Range<Int>?
+    ) throws(CloudEventError) {
         validatedDataDepth = nil
+        dataRange = nil
         // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
         // Foundation could decode is never refused for its depth. Skipping recurses once per
         // level, a few hundred bytes of stack each.
@@ -102,7 +117,11 @@ public struct CloudEvent: Sendable, Hashable {
         type = try required(envelope.type, "type")
         subject = envelope.subject.string(in: scanner)
         if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
-        dataContentType = envelope.dataContentType.string(in: scanner)
+        if case .string(let token) = envelope.dataContentType, scanner.token(token, equals: "application/json") {
+            dataContentType = "application/json"  // a literal: no string storage per event
+        } else {
+            dataContentType = envelope.dataContentType.string(in: scanner)
+        }
         if case .string(let timestamp) = envelope.time {
             let date =
                 timestamp.hasEscapes
@@ -130,7 +149,12 @@ public struct CloudEvent: Sendable, Hashable {
             case .absent:
                 data = nil
             case .other(let range, _):
-                data = Array(UnsafeBufferPointer(rebasing: json[range]))
+                if dataInPlace {
+                    data = nil
+                    dataRange = range
+                } else {
+                    data = Array(UnsafeBufferPointer(rebasing: json[range]))
+                }
                 validatedDataDepth = envelope.dataDepth
             case .string(let token):
                 // A JSON string payload: keep it as JSON text so it decodes like any other value.

@@ -69,8 +69,9 @@ final class Inbound: Sendable {
         }
         let event: CloudEvent
         var validatedDepth: Int?
+        var dataRange: Range<Int>?
         do {
-            event = try CloudEvent(json: message, validatedDataDepth: &validatedDepth)
+            event = try CloudEvent(json: message, validatedDataDepth: &validatedDepth, dataRange: &dataRange)
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
@@ -90,7 +91,11 @@ final class Inbound: Sendable {
             counters.duplicatesSuppressed.increment()
             return nil
         }
-        let data = CarriedEvent.ReceivedData(bytes: event.data, validatedDepth: validatedDepth)
+        // JSON data stays in the message and is decoded from there; string and base64 data come
+        // as bytes of their own.
+        let data =
+            dataRange.map { CarriedEvent.ReceivedData(in: message, at: $0, validatedDepth: validatedDepth) }
+            ?? CarriedEvent.ReceivedData(bytes: event.data, validatedDepth: validatedDepth)
         return (carriedEvent, event, data, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
     }
 

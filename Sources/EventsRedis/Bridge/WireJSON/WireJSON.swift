@@ -49,10 +49,18 @@ enum WireJSON {
     static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
     ) throws -> Value {
+        try decode(type, from: bytes, in: bytes.indices, validatedDepth: validatedDepth)
+    }
+
+    /// Decodes the JSON at `range` of `bytes`, as ``decode(_:from:validatedDepth:)`` decodes a
+    /// whole array.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>, validatedDepth: Int? = nil
+    ) throws -> Value {
         do {
-            return try WireJSONDecoder.decode(type, from: bytes, validatedDepth: validatedDepth)
+            return try WireJSONDecoder.decode(type, from: bytes, in: range, validatedDepth: validatedDepth)
         } catch {
-            return try foundationDecoder.decode(type, from: Data(bytes))
+            return try foundationDecoder.decode(type, from: Data(bytes[range]))
         }
     }
 }

@@ -26,9 +26,9 @@ final class WireJSONDecoder {
     @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
     @exclusivity(unchecked) private var refusal: String?
 
-    private init(_ source: [UInt8], valueOffset: Int) {
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.count)
-        _ = copy.initialize(from: source)
+    private init(_ source: [UInt8], range: Range<Int>, valueOffset: Int) {
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: range.count)
+        _ = source.withUnsafeBufferPointer { copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         self.bytes = UnsafeBufferPointer(copy)
         self.valueOffset = valueOffset
     }
@@ -45,8 +45,15 @@ final class WireJSONDecoder {
     static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
     ) throws -> Value {
-        guard !bytes.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
-        let decoder = WireJSONDecoder(bytes, valueOffset: 0)
+        try decode(type, from: bytes, in: bytes.indices, validatedDepth: validatedDepth)
+    }
+
+    /// Decodes the JSON at `range` of `bytes` (copied once, into the decoder's own buffer).
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>, validatedDepth: Int? = nil
+    ) throws -> Value {
+        guard !range.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
+        let decoder = WireJSONDecoder(bytes, range: range, valueOffset: 0)
         if let validatedDepth {
             guard validatedDepth <= maximumDepth else {
                 throw WireJSONUnsupported(reason: "nested deeper than \(maximumDepth) levels")
