@@ -16,6 +16,21 @@ struct RESPEncoderTests {
         #expect(encoded(["PING"]) == "*1\r\n$4\r\nPING\r\n")
     }
 
+    @Test("a command written argument by argument is the command RESPEncoder.encode writes")
+    func writesArgumentByArgument() {
+        let payload: [UInt8] = [0, 13, 10, 255] + Array(repeating: 120, count: 300)
+        var written: [UInt8] = []
+        RESPEncoder.appendCommandHeader(argumentCount: 5, to: &written)
+        RESPEncoder.appendArgument("XADD", to: &written)
+        Array("stream:é".utf8).withUnsafeBytes { RESPEncoder.appendArgument($0, to: &written) }
+        RESPEncoder.appendArgument("*", to: &written)
+        RESPEncoder.appendArgument("", to: &written)
+        payload.withUnsafeBytes { RESPEncoder.appendArgument($0, to: &written) }
+        var expected: [UInt8] = []
+        RESPEncoder.encode(["XADD", "stream:é", "*", "", RedisArgument(payload)], into: &expected)
+        #expect(written == expected)
+    }
+
     @Test("writes integers as decimal text, negative and extreme values included")
     func encodesIntegers() {
         #expect(encoded(["EXPIRE", "k", 60]) == "*3\r\n$6\r\nEXPIRE\r\n$1\r\nk\r\n$2\r\n60\r\n")

@@ -247,4 +247,23 @@ struct RedisClientTests {
             _ = try await client.pipelineKeepingLastReplyVerbatim([["PING"]])
         }
     }
+
+    @Test("commands written in RESP up front go out in one pipeline and get their replies in order")
+    func encodedPipeline() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        var bytes: [UInt8] = []
+        RESPEncoder.encode([["SET", "k", "1"], ["INCR", "k"], ["GET", "missing", "extra"]], into: &bytes)
+        let replies = await withCheckedContinuation { continuation in
+            client.pipeline(encoded: bytes, count: 3) { continuation.resume(returning: $0) }
+        }
+        let values = try replies.get()
+        #expect(values.count == 3 && values[0] == .simpleString("OK") && values[1] == .integer(2))
+        guard case .error = values[2] else {
+            Issue.record("expected an error reply, got \(values[2])")
+            return
+        }
+        #expect(try await client.send("GET", "k").string == "2", "the connection is in step after them")
+    }
 }

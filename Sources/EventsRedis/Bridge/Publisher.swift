@@ -74,13 +74,33 @@ final class Publisher: Sendable {
             return batch
         }
         guard let batch else { return }
-        let commands: [[RedisArgument]] = batch.map { message in
+        client.pipeline(encoded: encode(batch), count: batch.count) { result in self.complete(batch, result) }
+    }
+
+    /// The batch's commands (`PUBLISH key payload` or `XADD key * event payload`), written in
+    /// RESP straight into one buffer: building each as an array of arguments cost an allocation
+    /// per event, kept until the replies came back.
+    private func encode(_ batch: [OutboundMessage]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + $1.key.utf8.count + 64 })
+        for message in batch {
             switch mode {
-            case .pubSub: ["PUBLISH", RedisArgument(message.key), RedisArgument(message.payload)]
-            case .stream: ["XADD", RedisArgument(message.key), "*", "event", RedisArgument(message.payload)]
+            case .pubSub:
+                RESPEncoder.appendCommandHeader(argumentCount: 3, to: &bytes)
+                RESPEncoder.appendArgument("PUBLISH", to: &bytes)
+            case .stream:
+                RESPEncoder.appendCommandHeader(argumentCount: 5, to: &bytes)
+                RESPEncoder.appendArgument("XADD", to: &bytes)
             }
+            var key = message.key
+            key.withUTF8 { RESPEncoder.appendArgument(UnsafeRawBufferPointer($0), to: &bytes) }
+            if mode == .stream {
+                RESPEncoder.appendArgument("*", to: &bytes)
+                RESPEncoder.appendArgument("event", to: &bytes)
+            }
+            message.payload.withUnsafeBytes { RESPEncoder.appendArgument($0, to: &bytes) }
         }
-        client.pipeline(commands) { result in self.complete(batch, result) }
+        return bytes
     }
 
     /// No batch is sent after this; one in flight completes without a successor.

@@ -32,6 +32,26 @@ enum RESPEncoder {
         }
     }
 
+    /// Appends the header of a command of `count` arguments; the arguments follow as
+    /// ``appendArgument(_:to:)``s. For a caller that writes commands without building them.
+    static func appendCommandHeader(argumentCount count: Int, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "*"))
+        appendDecimal(count, to: &buffer)
+        appendCRLF(to: &buffer)
+    }
+
+    /// Appends one argument, as a bulk string of `bytes`.
+    static func appendArgument(_ bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
+        appendBulkHeader(bytes.count, to: &buffer)
+        buffer.append(contentsOf: bytes)
+        appendCRLF(to: &buffer)
+    }
+
+    /// Appends one argument, as a bulk string of `text`'s UTF-8.
+    static func appendArgument(_ text: StaticString, to buffer: inout [UInt8]) {
+        text.withUTF8Buffer { appendArgument(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
+
     @inline(__always)
     private static func appendBulkHeader(_ length: Int, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "$"))

@@ -32,9 +32,10 @@ extension RedisClient {
     /// arrive.
     private func run(_ batch: inout [RedisClientRequest]) {
         guard let connection = connection(for: &batch), !batch.isEmpty else { return }
-        let commands = batch.count == 1 ? batch[0].commands : batch.flatMap(\.commands)
         do throws(RedisError) {
-            try connection.send(commands)
+            try connection.send { buffer in
+                for request in batch { request.encode(into: &buffer) }
+            }
         } catch {
             let failure = mapped(error)
             releaseConnection()
@@ -43,10 +44,10 @@ extension RedisClient {
         }
         for (index, request) in batch.enumerated() {
             var replies: [RESPValue] = []
-            replies.reserveCapacity(request.commands.count)
+            replies.reserveCapacity(request.commandCount)
             var verbatim: [UInt8] = []
             do throws(RedisError) {
-                let valueCount = request.commands.count - (request.wantsLastReplyVerbatim ? 1 : 0)
+                let valueCount = request.commandCount - (request.wantsLastReplyVerbatim ? 1 : 0)
                 for _ in 0..<valueCount {
                     replies.append(try connection.readReply(timeout: request.timeout))
                 }

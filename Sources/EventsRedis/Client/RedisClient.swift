@@ -168,6 +168,23 @@ public final class RedisClient: Sendable {
         return (replies, last)
     }
 
+    /// Sends `count` commands already written in RESP (`encoded`) in one write, as
+    /// ``pipeline(_:timeout:completion:)`` sends commands: for a caller that writes many
+    /// commands straight into one buffer rather than building each as an array of arguments.
+    func pipeline(
+        encoded: [UInt8], count: Int, timeout: Duration? = nil,
+        completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
+    ) {
+        guard count > 0 else {
+            completion(.success([]))
+            return
+        }
+        enqueue(
+            RedisClientRequest(
+                commands: .encoded(encoded, count: count), timeout: timeout,
+                connectDeadline: connectDeadline(timeout), completion: .callback(completion)))
+    }
+
     package func pipeline(
         _ commands: [[RedisArgument]], timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void

@@ -18,12 +18,50 @@ struct RedisClientRequest: Sendable {
         case verbatimLast(CheckedContinuation<Result<([RESPValue], [UInt8]), RedisError>, Never>)
     }
 
-    let commands: [[RedisArgument]]
+    /// What to send: commands, or commands already written in RESP.
+    enum Commands: Sendable {
+        case arguments([[RedisArgument]])
+        /// `count` commands, encoded (see ``RESPEncoder/appendCommandHeader(argumentCount:to:)``).
+        case encoded([UInt8], count: Int)
+    }
+
+    let commands: Commands
     /// The per-reply timeout; `nil` means the configured `replyTimeout`.
     let timeout: Duration?
     /// How long the request may wait for a connection before it gives up.
     let connectDeadline: ContinuousClock.Instant
     let completion: Completion
+
+    init(
+        commands: [[RedisArgument]], timeout: Duration?, connectDeadline: ContinuousClock.Instant,
+        completion: Completion
+    ) {
+        self.init(
+            commands: .arguments(commands), timeout: timeout, connectDeadline: connectDeadline, completion: completion)
+    }
+
+    init(commands: Commands, timeout: Duration?, connectDeadline: ContinuousClock.Instant, completion: Completion) {
+        self.commands = commands
+        self.timeout = timeout
+        self.connectDeadline = connectDeadline
+        self.completion = completion
+    }
+
+    /// How many commands, so how many replies.
+    var commandCount: Int {
+        switch commands {
+        case .arguments(let arguments): arguments.count
+        case .encoded(_, let count): count
+        }
+    }
+
+    /// Appends the commands in RESP to `buffer`.
+    func encode(into buffer: inout [UInt8]) {
+        switch commands {
+        case .arguments(let arguments): RESPEncoder.encode(arguments, into: &buffer)
+        case .encoded(let bytes, _): buffer.append(contentsOf: bytes)
+        }
+    }
 
     /// Whether the last command's reply is read verbatim rather than as a value.
     var wantsLastReplyVerbatim: Bool {

@@ -120,9 +120,14 @@ package final class RedisConnection {
 
     /// Encodes `commands` into one buffer and writes it in one go (pipelining). Does not read.
     package func send(_ commands: [[RedisArgument]]) throws(RedisError) {
+        try send { buffer in RESPEncoder.encode(commands, into: &buffer) }
+    }
+
+    /// Writes what `encode` appends to the (empty) write buffer, in one go. Does not read.
+    func send(encoding encode: (inout [UInt8]) -> Void) throws(RedisError) {
         guard socket.isOpen else { throw .connectionClosed }
         writeBuffer.removeAll(keepingCapacity: true)
-        RESPEncoder.encode(commands, into: &writeBuffer)
+        encode(&writeBuffer)
         defer {
             // Do not keep a huge command's buffer alive for the connection's lifetime.
             if writeBuffer.capacity > 1024 * 1024 { writeBuffer = [] }
