@@ -89,14 +89,7 @@ public final class RedisClient: Sendable {
     public nonisolated(nonsending) func send(_ arguments: [RedisArgument], timeout: Duration? = nil)
         async throws(RedisError) -> RESPValue
     {
-        let deadline = connectDeadline(timeout)
-        let result = await withCheckedContinuation { continuation in
-            enqueue(
-                RedisClientRequest(
-                    commands: [arguments], timeout: timeout, connectDeadline: deadline,
-                    completion: .single(continuation)))
-        }
-        return try result.get()
+        try await call([arguments], timeout: timeout, completion: RedisClientRequest.Completion.single)
     }
 
     /// Sends one command, written as a list of arguments: `client.send("GET", "k")`.
@@ -115,12 +108,34 @@ public final class RedisClient: Sendable {
         -> [RESPValue]
     {
         guard !commands.isEmpty else { return [] }
+        return try await call(commands, timeout: timeout, completion: RedisClientRequest.Completion.pipeline)
+    }
+
+    /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
+    /// of all but the last as values and the last one as its RESP bytes, verbatim, for a reader
+    /// that walks them in place instead of building a tree of values (a stream read of hundreds
+    /// of entries). `commands` must not be empty.
+    nonisolated(nonsending) func pipelineKeepingLastReplyVerbatim(
+        _ commands: [[RedisArgument]], timeout: Duration? = nil
+    ) async throws(RedisError) -> (replies: [RESPValue], last: [UInt8]) {
+        precondition(!commands.isEmpty, "a pipeline needs a last command")
+        let (replies, last) = try await call(
+            commands, timeout: timeout, completion: RedisClientRequest.Completion.verbatimLast)
+        return (replies, last)
+    }
+
+    /// Queues `commands` and waits for the outcome that the completion made by `completion`
+    /// receives.
+    private nonisolated(nonsending) func call<Reply: Sendable>(
+        _ commands: [[RedisArgument]], timeout: Duration?,
+        completion: (CheckedContinuation<Result<Reply, RedisError>, Never>) -> RedisClientRequest.Completion
+    ) async throws(RedisError) -> Reply {
         let deadline = connectDeadline(timeout)
         let result = await withCheckedContinuation { continuation in
             enqueue(
                 RedisClientRequest(
                     commands: commands, timeout: timeout, connectDeadline: deadline,
-                    completion: .pipeline(continuation)))
+                    completion: completion(continuation)))
         }
         return try result.get()
     }
@@ -142,35 +157,10 @@ public final class RedisClient: Sendable {
         queue.async { self.releaseConnection() }
     }
 
-    /// Sends several commands in one write and calls `completion` with their replies (error
-    /// replies inside), or with the error that ended the call.
-    ///
-    /// For code that must not wait on a task: the request is queued from the calling thread,
-    /// and `completion` runs on the client's own I/O queue, so it must be quick and must not
-    /// block; it may queue the next request. The bridge's publisher uses it to go from a local
-    /// dispatch to the socket with one thread handoff, as a raw caller does.
-    /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
-    /// of all but the last as values and the last one as its RESP bytes, verbatim, for a reader
-    /// that walks them in place instead of building a tree of values (a stream read of hundreds
-    /// of entries). `commands` must not be empty.
-    nonisolated(nonsending) func pipelineKeepingLastReplyVerbatim(
-        _ commands: [[RedisArgument]], timeout: Duration? = nil
-    ) async throws(RedisError) -> (replies: [RESPValue], last: [UInt8]) {
-        precondition(!commands.isEmpty, "a pipeline needs a last command")
-        let deadline = connectDeadline(timeout)
-        let result = await withCheckedContinuation { continuation in
-            enqueue(
-                RedisClientRequest(
-                    commands: commands, timeout: timeout, connectDeadline: deadline,
-                    completion: .verbatimLast(continuation)))
-        }
-        let (replies, last) = try result.get()
-        return (replies, last)
-    }
-
     /// Sends `count` commands already written in RESP (`encoded`) in one write, as
-    /// ``pipeline(_:timeout:completion:)`` sends commands: for a caller that writes many
-    /// commands straight into one buffer rather than building each as an array of arguments.
+    /// ``pipeline(_:timeout:completion:)`` sends commands (and calls `completion` as it does):
+    /// for a caller that writes many commands straight into one buffer rather than building
+    /// each as an array of arguments.
     func pipeline(
         encoded: [UInt8], count: Int, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
@@ -185,6 +175,13 @@ public final class RedisClient: Sendable {
                 connectDeadline: connectDeadline(timeout), completion: .callback(completion)))
     }
 
+    /// Sends several commands in one write and calls `completion` with their replies (error
+    /// replies inside), or with the error that ended the call.
+    ///
+    /// For code that must not wait on a task: the request is queued from the calling thread,
+    /// and `completion` runs on the client's own I/O queue, so it must be quick and must not
+    /// block; it may queue the next request. The bridge's publisher uses it to go from a local
+    /// dispatch to the socket with one thread handoff, as a raw caller does.
     package func pipeline(
         _ commands: [[RedisArgument]], timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
