@@ -42,21 +42,15 @@ enum WireJSON {
         }
     }
 
-    /// Decodes a `Value` as Foundation's `JSONDecoder()` would, throwing its error on failure.
+    /// Decodes a `Value` from the JSON at `range` of `bytes` (all of them by default) as
+    /// Foundation's `JSONDecoder()` would, throwing its error on failure.
     ///
     /// `validatedDepth` is for bytes known to be strictly valid JSON nested that deep (data a
     /// CloudEvent scan validated): the wire decoder then skips validating them again.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
+        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>? = nil, validatedDepth: Int? = nil
     ) throws -> Value {
-        try decode(type, from: bytes, in: bytes.indices, validatedDepth: validatedDepth)
-    }
-
-    /// Decodes the JSON at `range` of `bytes`, as ``decode(_:from:validatedDepth:)`` decodes a
-    /// whole array.
-    static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>, validatedDepth: Int? = nil
-    ) throws -> Value {
+        let range = range ?? bytes.indices
         do {
             return try WireJSONDecoder.decode(type, from: bytes, in: range, validatedDepth: validatedDepth)
         } catch {

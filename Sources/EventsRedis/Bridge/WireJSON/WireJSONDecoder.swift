@@ -40,18 +40,13 @@ final class WireJSONDecoder {
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
     static let maximumDepth = 256
 
-    /// Decodes `bytes`, validating them first unless `validatedDepth` says they were validated
-    /// (by a `JSONScanner`, as strictly) and how deep they are nested.
+    /// Decodes the JSON at `range` of `bytes` (all of them by default; copied once, into the
+    /// decoder's own buffer), validating it first unless `validatedDepth` says it was validated
+    /// (by a `JSONScanner`, as strictly) and how deep it is nested.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], validatedDepth: Int? = nil
+        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>? = nil, validatedDepth: Int? = nil
     ) throws -> Value {
-        try decode(type, from: bytes, in: bytes.indices, validatedDepth: validatedDepth)
-    }
-
-    /// Decodes the JSON at `range` of `bytes` (copied once, into the decoder's own buffer).
-    static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>, validatedDepth: Int? = nil
-    ) throws -> Value {
+        let range = range ?? bytes.indices
         guard !range.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
         let decoder = WireJSONDecoder(bytes, range: range, valueOffset: 0)
         if let validatedDepth {
