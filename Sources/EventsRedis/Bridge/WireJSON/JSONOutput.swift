@@ -1,10 +1,6 @@
 /// The bytes of a JSON document being written, with Foundation's formatting of scalars.
 struct JSONOutput {
-    private(set) var bytes: [UInt8] = []
-
-    init() {
-        bytes.reserveCapacity(256)
-    }
+    private(set) var bytes: [UInt8]
 
     /// Output that goes on after `bytes` (which it takes over), such as a CloudEvent envelope
     /// written up to its `data` member.

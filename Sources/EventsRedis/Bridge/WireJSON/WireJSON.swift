@@ -23,11 +23,9 @@ enum WireJSON {
 
     /// Encodes `value` as Foundation's `JSONEncoder()` would.
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
-        do {
-            return try WireJSONEncoder.encode(value)
-        } catch {
-            return Array(try foundationEncoder.encode(value))
-        }
+        var bytes: [UInt8] = []
+        try encode(value, appendingTo: &bytes)
+        return bytes
     }
 
     /// Appends `value`'s JSON, as Foundation's `JSONEncoder()` would write it, to `output`; on a

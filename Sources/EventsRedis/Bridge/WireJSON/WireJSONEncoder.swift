@@ -20,9 +20,10 @@ final class WireJSONEncoder {
     private init() {}
 
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
-        let encoder = WireJSONEncoder()
-        try encoder.encodeValue(value, key: nil)
-        return try encoder.state.finish()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        try encode(value, appendingTo: &bytes)
+        return bytes
     }
 
     /// Appends `value`'s JSON to `output`. On a throw, `output` holds what it held before plus
@@ -34,7 +35,7 @@ final class WireJSONEncoder {
         defer { output = encoder.state.output.take() }
         let start = encoder.state.output.bytes.count
         try encoder.encodeValue(value, key: nil)
-        try encoder.state.finishAppending(from: start)
+        try encoder.state.finish(from: start)
     }
 
     /// Encodes a nested value (or the top-level one) at the current output position, after its
@@ -137,7 +138,8 @@ struct WireJSONEncoderState {
         var names: Set<String>? = nil
     }
 
-    var output = JSONOutput()
+    /// Empty until `encode(_:appendingTo:)` hands it the caller's buffer.
+    var output = JSONOutput(continuing: [])
     private var frames: [Frame] = []
     /// The keys written into the open keyed containers, each container's keys together, to
     /// refuse a repeated key (Foundation keeps only the last value of a repeated key).
@@ -160,13 +162,8 @@ struct WireJSONEncoderState {
         let key: (any CodingKey)?
     }
 
-    mutating func finish() throws -> [UInt8] {
-        try finishAppending(from: 0)
-        return output.bytes
-    }
-
     /// Checks the value that was written from offset `start` on.
-    mutating func finishAppending(from start: Int) throws {
+    mutating func finish(from start: Int) throws {
         if let refusal { throw WireJSONUnsupported(reason: refusal) }
         // Foundation refuses a top-level value that encodes nothing.
         guard output.bytes.count > start else { throw WireJSONUnsupported(reason: "the value encoded nothing") }
