@@ -103,7 +103,7 @@ struct RESPScanner {
         guard bytes.count - index > headerLength else { return nil }
         for offset in 0..<headerLength where bytes[index + offset] != header.utf8Start[offset] { return nil }
         var cursor = index + headerLength
-        guard let channel = bulkContent(at: &cursor), let payload = bulkContent(at: &cursor) else { return nil }
+        guard let channel = bulkString(at: &cursor), let payload = bulkString(at: &cursor) else { return nil }
         return (channel, payload)
     }
 
@@ -134,17 +134,7 @@ struct RESPScanner {
     /// The content of the non-null bulk string at `index`, moving `index` past it; nil, with
     /// `index` unmoved, for anything else. For values `scan` accepted.
     func bulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
-        guard index < bytes.count else { return nil }
-        var cursor = index
-        guard let content = bulkContent(at: &cursor) else { return nil }
-        index = cursor
-        return content
-    }
-
-    /// The bytes of the non-null bulk string at `index`, moving `index` past it; `nil` for
-    /// anything else.
-    private func bulkContent(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
-        guard bytes[index] == UInt8(ascii: "$") else { return nil }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "$") else { return nil }
         let lineEnd = lineEndIndex(from: index + 1)
         guard let length = integer(from: index + 1, to: lineEnd), length >= 0 else { return nil }
         let start = lineEnd + 2
