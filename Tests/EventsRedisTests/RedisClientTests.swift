@@ -256,7 +256,7 @@ struct RedisClientTests {
         var bytes: [UInt8] = []
         RESPEncoder.encode([["SET", "k", "1"], ["INCR", "k"], ["GET", "missing", "extra"]], into: &bytes)
         let replies = await withCheckedContinuation { continuation in
-            client.pipeline(encoded: bytes, count: 3) { continuation.resume(returning: $0) }
+            client.pipeline(.encoded(bytes, count: 3)) { continuation.resume(returning: $0) }
         }
         let values = try replies.get()
         #expect(values.count == 3 && values[0] == .simpleString("OK") && values[1] == .integer(2))

@@ -74,7 +74,7 @@ final class Publisher: Sendable {
             return batch
         }
         guard let batch else { return }
-        client.pipeline(encoded: encode(batch), count: batch.count) { result in self.complete(batch, result) }
+        client.pipeline(.encoded(encode(batch), count: batch.count)) { result in self.complete(batch, result) }
     }
 
     /// The batch's commands (`PUBLISH key payload` or `XADD key * event payload`), written in

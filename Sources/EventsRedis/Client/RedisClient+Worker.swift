@@ -34,7 +34,7 @@ extension RedisClient {
         guard let connection = connection(for: &batch), !batch.isEmpty else { return }
         do throws(RedisError) {
             try connection.send { buffer in
-                for request in batch { request.encode(into: &buffer) }
+                for request in batch { request.commands.encode(into: &buffer) }
             }
         } catch {
             let failure = mapped(error)
@@ -44,10 +44,10 @@ extension RedisClient {
         }
         for (index, request) in batch.enumerated() {
             var replies: [RESPValue] = []
-            replies.reserveCapacity(request.commandCount)
+            replies.reserveCapacity(request.commands.count)
             var verbatim: [UInt8] = []
             do throws(RedisError) {
-                let valueCount = request.commandCount - (request.wantsLastReplyVerbatim ? 1 : 0)
+                let valueCount = request.commands.count - (request.wantsLastReplyVerbatim ? 1 : 0)
                 for _ in 0..<valueCount {
                     replies.append(try connection.readReply(timeout: request.timeout))
                 }

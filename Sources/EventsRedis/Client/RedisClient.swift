@@ -157,24 +157,6 @@ public final class RedisClient: Sendable {
         queue.async { self.releaseConnection() }
     }
 
-    /// Sends `count` commands already written in RESP (`encoded`) in one write, as
-    /// ``pipeline(_:timeout:completion:)`` sends commands (and calls `completion` as it does):
-    /// for a caller that writes many commands straight into one buffer rather than building
-    /// each as an array of arguments.
-    func pipeline(
-        encoded: [UInt8], count: Int, timeout: Duration? = nil,
-        completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
-    ) {
-        guard count > 0 else {
-            completion(.success([]))
-            return
-        }
-        enqueue(
-            RedisClientRequest(
-                commands: .encoded(encoded, count: count), timeout: timeout,
-                connectDeadline: connectDeadline(timeout), completion: .callback(completion)))
-    }
-
     /// Sends several commands in one write and calls `completion` with their replies (error
     /// replies inside), or with the error that ended the call.
     ///
@@ -186,7 +168,17 @@ public final class RedisClient: Sendable {
         _ commands: [[RedisArgument]], timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
     ) {
-        guard !commands.isEmpty else {
+        pipeline(.arguments(commands), timeout: timeout, completion: completion)
+    }
+
+    /// ``pipeline(_:timeout:completion:)`` for commands given as arguments or already written
+    /// in RESP: a caller that writes many commands straight into one buffer builds no array of
+    /// arguments per command.
+    func pipeline(
+        _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
+        completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
+    ) {
+        guard commands.count > 0 else {
             completion(.success([]))
             return
         }

@@ -23,6 +23,22 @@ struct RedisClientRequest: Sendable {
         case arguments([[RedisArgument]])
         /// `count` commands, encoded (see ``RESPEncoder/appendCommandHeader(argumentCount:to:)``).
         case encoded([UInt8], count: Int)
+
+        /// How many commands, so how many replies.
+        var count: Int {
+            switch self {
+            case .arguments(let arguments): arguments.count
+            case .encoded(_, let count): count
+            }
+        }
+
+        /// Appends the commands in RESP to `buffer`.
+        func encode(into buffer: inout [UInt8]) {
+            switch self {
+            case .arguments(let arguments): RESPEncoder.encode(arguments, into: &buffer)
+            case .encoded(let bytes, _): buffer.append(contentsOf: bytes)
+            }
+        }
     }
 
     let commands: Commands
@@ -45,22 +61,6 @@ struct RedisClientRequest: Sendable {
         self.timeout = timeout
         self.connectDeadline = connectDeadline
         self.completion = completion
-    }
-
-    /// How many commands, so how many replies.
-    var commandCount: Int {
-        switch commands {
-        case .arguments(let arguments): arguments.count
-        case .encoded(_, let count): count
-        }
-    }
-
-    /// Appends the commands in RESP to `buffer`.
-    func encode(into buffer: inout [UInt8]) {
-        switch commands {
-        case .arguments(let arguments): RESPEncoder.encode(arguments, into: &buffer)
-        case .encoded(let bytes, _): buffer.append(contentsOf: bytes)
-        }
     }
 
     /// Whether the last command's reply is read verbatim rather than as a value.
