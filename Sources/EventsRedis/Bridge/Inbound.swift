@@ -20,10 +20,7 @@ final class Inbound: Sendable {
         center: EventCenter, source: String, ownIDPrefix: String, carried: [String: CarriedEvent],
         deduplicationWindow: Int, counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
     ) {
-        var prefix = Array(#"{"specversion":"1.0","id":"#.utf8)
-        appendJSONString(ownIDPrefix, to: &prefix)
-        prefix.removeLast()  // the closing quote: the id goes on
-        ownMessagePrefix = prefix
+        ownMessagePrefix = OutboundEnvelope.head(idPrefix: ownIDPrefix)
         self.center = center
         self.source = source
         self.carried = carried

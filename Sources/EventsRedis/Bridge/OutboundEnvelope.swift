@@ -12,20 +12,14 @@ import Foundation
 struct OutboundEnvelope: Sendable {
     /// The event's wire name, for reports.
     let type: String
-    /// The random start of every id this bridge instance writes.
-    let idPrefix: String
-    /// `{"specversion":"1.0","id":"` and the id prefix: the bytes up to the id's number.
+    /// The bytes up to the id's number (see ``head(idPrefix:)``).
     private let head: [UInt8]
     /// From the quote closing the id to the end of `type`.
     private let middle: [UInt8]
 
     init(type: String, source: String, idPrefix: String) {
         self.type = type
-        self.idPrefix = idPrefix
-        var head = Array(#"{"specversion":"1.0","id":"#.utf8)
-        appendJSONString(idPrefix, to: &head)
-        head.removeLast()  // the closing quote: the number goes on
-        self.head = head
+        head = Self.head(idPrefix: idPrefix)
         var middle: [UInt8] = [UInt8(ascii: "\"")]
         middle.append(contentsOf: #","source":"#.utf8)
         appendJSONString(source, to: &middle)
@@ -34,9 +28,14 @@ struct OutboundEnvelope: Sendable {
         self.middle = middle
     }
 
-    /// The id of event number `sequence`.
-    func id(_ sequence: UInt64) -> String {
-        idPrefix + String(sequence)
+    /// How every message of a bridge instance whose ids start with `idPrefix` begins:
+    /// `{"specversion":"1.0","id":"` and the prefix, up to the id's number. A receiving bridge
+    /// recognises its own messages by these bytes.
+    static func head(idPrefix: String) -> [UInt8] {
+        var head = Array(#"{"specversion":"1.0","id":"#.utf8)
+        appendJSONString(idPrefix, to: &head)
+        head.removeLast()  // the closing quote: the number goes on
+        return head
     }
 
     /// The message for event number `sequence`: the envelope, then what `appendData` appends
