@@ -70,13 +70,21 @@ public struct CloudEvent: Sendable, Hashable {
         }
     }
 
-    /// Reads an event as `init(json:validatedDataDepth:)` does, except that `data` holding a
-    /// JSON value (not a string, not `data_base64`) is left where it is: `data` stays nil and
-    /// `dataRange` says where the value lies in `json`. Saves a copy of it for a reader that
-    /// decodes it from the message.
-    init(json: [UInt8], validatedDataDepth: inout Int?, dataRange: inout Range<Int>?) throws(CloudEventError) {
+    /// Reads an event as `init(json:validatedDataDepth:)` does, from the bytes at `range` of
+    /// `json` (all of them by default: one element of a batch otherwise), except that `data`
+    /// holding a JSON value (not a string, not `data_base64`) is left where it is: `data` stays
+    /// nil and `dataRange` says where the value lies in `json`. Saves a copy of it for a reader
+    /// that decodes it from the message.
+    init(
+        json: [UInt8], in range: Range<Int>? = nil, validatedDataDepth: inout Int?, dataRange: inout Range<Int>?
+    ) throws(CloudEventError) {
         self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth, dataInPlace: true, &dataRange)
+            let start = range?.lowerBound ?? 0
+            let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
+            let event = try CloudEvent(
+                utf8: document, validatedDataDepth: &validatedDataDepth, dataInPlace: true, &dataRange)
+            dataRange = dataRange.map { ($0.lowerBound + start)..<($0.upperBound + start) }
+            return event
         }
     }
 

@@ -1,8 +1,12 @@
 import Events
 
-/// The receiving half of a bridge: turns a message from Redis into a local dispatch, or into a
-/// reported and counted error. Never throws: whatever arrives, the caller acknowledges it and
+/// The receiving half of a bridge: turns a message from Redis into local dispatches, or into
+/// reported and counted errors. Never throws: whatever arrives, the caller acknowledges it and
 /// moves on.
+///
+/// A message is one CloudEvent or a CloudEvents batch (see ``CloudEventBatch``). Each event of
+/// a batch is received as a message of its own would be; a batch that is not a well-formed
+/// JSON array is one invalid message.
 final class Inbound: Sendable {
     let center: EventCenter
     let source: String
@@ -29,38 +33,60 @@ final class Inbound: Sendable {
         self.report = report
     }
 
-    /// Dispatches one stream entry through `batch`, whose wait ends once every local listener
-    /// has finished with it, so that acknowledging afterwards means "handled". True when the
-    /// event was dispatched (the caller counts it delivered after the wait).
-    func receive(_ message: [UInt8], key: String, streamEntryID: String, into batch: DispatchBatch) -> Bool {
-        guard let (carriedEvent, event, data, origin) = accept(message, key: key, streamEntryID: streamEntryID)
-        else { return false }
-        do {
-            try carriedEvent.dispatchInBatch(center, data, origin, batch)
-            return true
-        } catch {
-            undecodable(event, error)
-            return false
+    /// Dispatches the events of one stream entry through `batch`, whose wait ends once every
+    /// local listener has finished with them, so that acknowledging afterwards means "handled".
+    /// Returns how many were dispatched (the caller counts them delivered after the wait).
+    func receive(_ message: [UInt8], key: String, streamEntryID: String, into batch: DispatchBatch) -> Int {
+        var dispatched = 0
+        forEachEvent(in: message, key: key) { range in
+            guard
+                let (carriedEvent, event, data, origin) = accept(message, range, key: key, streamEntryID: streamEntryID)
+            else { return }
+            do throws(CarriedEvent.CodingFailure) {
+                try carriedEvent.dispatchInBatch(center, data, origin, batch)
+                dispatched += 1
+            } catch {
+                undecodable(event, error)
+            }
         }
+        return dispatched
     }
 
-    /// Delivers one message on the calling thread (Pub/Sub's reader thread).
+    /// Delivers the events of one message on the calling thread (Pub/Sub's reader thread).
     func receiveNow(_ message: [UInt8], key: String) {
-        guard let (carriedEvent, event, data, origin) = accept(message, key: key, streamEntryID: nil) else { return }
-        do {
-            try carriedEvent.dispatchNow(center, data, origin)
-            counters.delivered.increment()
-        } catch {
-            undecodable(event, error)
+        forEachEvent(in: message, key: key) { range in
+            guard let (carriedEvent, event, data, origin) = accept(message, range, key: key, streamEntryID: nil)
+            else { return }
+            do throws(CarriedEvent.CodingFailure) {
+                try carriedEvent.dispatchNow(center, data, origin)
+                counters.delivered.increment()
+            } catch {
+                undecodable(event, error)
+            }
         }
     }
 
-    /// The carried event, the message and its origin, or nil when the message is invalid,
-    /// unknown, this instance's own, or a duplicate (reported and counted where that applies).
+    /// Calls `body` with nil for a message that is one event, or with the range of each event
+    /// of a batch; reports a malformed batch.
+    private func forEachEvent(in message: [UInt8], key: String, _ body: (Range<Int>?) -> Void) {
+        switch CloudEventBatch.elements(of: message) {
+        case nil:
+            body(nil)
+        case .success(let elements):
+            for element in elements { body(element) }
+        case .failure(let error):
+            counters.invalidMessages.increment()
+            report(.invalidMessage(error, key: key))
+        }
+    }
+
+    /// The carried event, the message and its origin, or nil when the event (all of `message`,
+    /// or the batch element at `range`) is invalid, unknown, this instance's own, or a
+    /// duplicate (reported and counted where that applies).
     private func accept(
-        _ message: [UInt8], key: String, streamEntryID: String?
+        _ message: [UInt8], _ range: Range<Int>?, key: String, streamEntryID: String?
     ) -> (CarriedEvent, CloudEvent, CarriedEvent.ReceivedData, RemoteOrigin)? {
-        if isOwnMessage(message) {
+        if isOwnMessage(message, from: range?.lowerBound ?? 0) {
             counters.ownEventsSkipped.increment()
             return nil
         }
@@ -68,7 +94,7 @@ final class Inbound: Sendable {
         var validatedDepth: Int?
         var dataRange: Range<Int>?
         do {
-            event = try CloudEvent(json: message, validatedDataDepth: &validatedDepth, dataRange: &dataRange)
+            event = try CloudEvent(json: message, in: range, validatedDataDepth: &validatedDepth, dataRange: &dataRange)
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
@@ -96,10 +122,13 @@ final class Inbound: Sendable {
         return (carriedEvent, event, data, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
     }
 
-    /// Whether the message begins with this instance's own prefix, compared as raw bytes.
-    private func isOwnMessage(_ message: [UInt8]) -> Bool {
+    /// Whether the event at `start` begins with this instance's own prefix, compared as raw
+    /// bytes.
+    private func isOwnMessage(_ message: [UInt8], from start: Int) -> Bool {
         message.withUnsafeBufferPointer { bytes in
-            ownMessagePrefix.withUnsafeBufferPointer { bytes.starts(withBytesOf: $0) }
+            ownMessagePrefix.withUnsafeBufferPointer {
+                UnsafeBufferPointer(rebasing: bytes[start...]).starts(withBytesOf: $0)
+            }
         }
     }
 

@@ -275,7 +275,7 @@ struct StreamConsumer: Sendable {
         var dispatched = 0
         for entry in entries {
             if let message = entry.message {
-                if inbound.receive(message, key: entry.key, streamEntryID: entry.id, into: batch) { dispatched += 1 }
+                dispatched += inbound.receive(message, key: entry.key, streamEntryID: entry.id, into: batch)
             } else if !entry.deleted {
                 counters.invalidMessages.increment()
                 report(

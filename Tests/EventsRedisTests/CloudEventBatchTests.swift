@@ -1,0 +1,116 @@
+import Events
+import Foundation
+import Testing
+
+@testable import EventsRedis
+
+@Suite("CloudEvents batches")
+struct CloudEventBatchTests {
+    private func elements(_ text: String) -> Result<[String], CloudEventError>? {
+        let bytes = Array(text.utf8)
+        return CloudEventBatch.elements(of: bytes).map { result in
+            result.map { ranges in ranges.map { String(decoding: bytes[$0], as: UTF8.self) } }
+        }
+    }
+
+    @Test("A message that is not an array is not a batch")
+    func singleMessages() {
+        #expect(elements(#"{"specversion":"1.0"}"#) == nil)
+        #expect(elements(" \n{}") == nil)
+        #expect(elements("") == nil)
+        #expect(elements("not json") == nil)
+    }
+
+    @Test("A batch's elements are found as written, whatever their strings hold")
+    func elementsAreFound() throws {
+        #expect(elements("[]") == .success([]))
+        #expect(elements(" [ \n ] ") == .success([]))
+        #expect(elements(#"[{"a":1}]"#) == .success([#"{"a":1}"#]))
+        #expect(
+            elements(#" [ {"a":"],}"} ,{"b":"\"]"} , {"c":[1,{"d":"\\"}]}] "#)
+                == .success([#"{"a":"],}"}"#, #"{"b":"\"]"}"#, #"{"c":[1,{"d":"\\"}]}"#]))
+        // Elements that are not objects are found too; reading them as events fails later.
+        #expect(elements(#"[1, "x", null, [2]]"#) == .success(["1", #""x""#, "null", "[2]"]))
+    }
+
+    @Test(
+        "A batch that is not a well-formed array fails as a whole",
+        arguments: [
+            "[", "[{}", "[{} {}]", "[{},]", "[,{}]", "[{}] x", "[{}]]", #"[{"a":"\"]"}"#, "[{}}", "[{]",
+        ])
+    func malformedBatches(text: String) {
+        guard case .failure = elements(text) else {
+            Issue.record("\(text) was accepted as \(String(describing: elements(text)))")
+            return
+        }
+    }
+
+    @Test("Events written as a batch come back as the very bytes of each event")
+    func roundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#"ab"\]},[{: é😀"#).map(String.init) + ["\n", "\u{1}"]
+        for _ in 0..<200 {
+            let events = (0..<Int.random(in: 0...5, using: &generator)).map { n in
+                let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement()! }
+                    .joined()
+                return CloudEvent(
+                    id: "\(n)", source: "s" + text, type: "t", subject: text.isEmpty ? nil : text,
+                    data: Array(#"{"x":[1,{"y":"}"}]}"#.utf8)
+                ).jsonBytes()
+            }
+            var message: [UInt8] = []
+            CloudEventBatch.append(events, to: &message)
+            #expect(message.count == CloudEventBatch.length(ofEventsOfLengths: events.map(\.count)))
+            let ranges = try #require(try CloudEventBatch.elements(of: message)?.get())
+            #expect(ranges.map { Array(message[$0]) } == events)
+        }
+    }
+
+    @Test("Each event of a received batch is handled as a message of its own would be")
+    func inboundReadsBatches() throws {
+        let center = EventCenter()
+        let counters = BridgeCounters()
+        let errors = ErrorLog()
+        let inbound = Inbound(
+            center: center, source: "me", ownIDPrefix: "own-",
+            carried: [Sequenced.wireName: .typed(Sequenced.self, mode: .pubSub, key: "k")],
+            deduplicationWindow: 100, counters: counters, report: { errors.record($0) })
+        let received = Log<(Int, String?)>()
+        let listener = center.listen(to: Sequenced.self) { event, sender in
+            received.append((event.n, sender?.object(as: RemoteOrigin.self)?.id))
+        }
+        func event(_ id: String, source: String = "other", type: String = Sequenced.wireName, data: String) -> String {
+            #"{"specversion":"1.0","id":"\#(id)","source":"\#(source)","type":"\#(type)","data":\#(data)}"#
+        }
+        let batch = [
+            event("1", data: #"{"n":1}"#),
+            #"{"specversion":"0.3"}"#,  // not a valid CloudEvent
+            event("2", type: "com.unknown", data: "{}"),  // unknown type
+            event("3", data: #"{"id":3}"#),  // data that does not decode
+            event("4", source: "me", data: #"{"n":4}"#),  // this instance's own event
+            event("1", data: #"{"n":1}"#),  // a duplicate
+            event("5", data: #"{"n":5}"#),
+        ]
+        inbound.receiveNow(Array(("[" + batch.joined(separator: ",") + "]").utf8), key: "k")
+        #expect(received.values.map(\.0) == [1, 5])
+        #expect(received.values.map(\.1) == ["1", "5"])
+        #expect(counters.delivered.load(ordering: .relaxed) == 2)
+        #expect(counters.invalidMessages.load(ordering: .relaxed) == 1)
+        #expect(counters.unknownTypes.load(ordering: .relaxed) == 1)
+        #expect(counters.undecodable.load(ordering: .relaxed) == 1)
+        #expect(counters.ownEventsSkipped.load(ordering: .relaxed) == 1)
+        #expect(counters.duplicatesSuppressed.load(ordering: .relaxed) == 1)
+        #expect(errors.all.count == 3)
+
+        // A batch that is not a well-formed array: one invalid message, nothing delivered.
+        inbound.receiveNow(Array(("[" + event("6", data: #"{"n":6}"#) + ",").utf8), key: "k")
+        #expect(received.count == 2)
+        #expect(counters.invalidMessages.load(ordering: .relaxed) == 2)
+        guard case .invalidMessage(let error, key: "k")? = errors.all.last else {
+            Issue.record("expected an invalid message, got \(errors.all)")
+            return
+        }
+        #expect(error.reason.contains("batch"))
+        _ = listener
+    }
+}
