@@ -115,6 +115,26 @@ struct BridgeInternalsTests {
         #expect(queue.peekBatch(limit: 10).map(\.id) == ["4", "6", "7"])
     }
 
+    @Test("The publisher packs runs of messages for one key, up to the event and byte limits")
+    func commandsGroupMessages() {
+        func message(_ key: String, bytes: Int = 10) -> OutboundMessage {
+            OutboundMessage(type: "t", id: "i", key: key, payload: Array(repeating: 0x61, count: bytes))
+        }
+        let batch = ["a", "a", "a", "a", "b", "a"].map { message($0) }
+        #expect(Publisher.commands(for: batch, maxEventsPerMessage: 1) == (0..<6).map { $0..<($0 + 1) })
+        #expect(Publisher.commands(for: batch, maxEventsPerMessage: 3) == [0..<3, 3..<4, 4..<5, 5..<6])
+        #expect(Publisher.commands(for: batch, maxEventsPerMessage: 64) == [0..<4, 4..<5, 5..<6])
+        #expect(Publisher.commands(for: [], maxEventsPerMessage: 64) == [])
+
+        // Two messages of a third of the limit fit together, a third does not; one message
+        // over the limit goes alone.
+        let third = Publisher.packedMessageByteLimit / 3
+        let large = [message("a", bytes: third), message("a", bytes: third), message("a", bytes: third)]
+        #expect(Publisher.commands(for: large, maxEventsPerMessage: 64) == [0..<2, 2..<3])
+        let huge = [message("a", bytes: Publisher.packedMessageByteLimit + 1), message("a")]
+        #expect(Publisher.commands(for: huge, maxEventsPerMessage: 64) == [0..<1, 1..<2])
+    }
+
     @Test("The deduplication window suppresses repeats and forgets the oldest beyond capacity")
     func deduplication() {
         let window = DeduplicationWindow(capacity: 3)

@@ -14,12 +14,19 @@ import Events
 /// sending the next would add a round trip to an event dispatched while one is out. Stream
 /// batches go one at a time, so that a refused `XADD` is retried ahead of newer events.
 ///
+/// With `maxEventsPerMessage` above 1, consecutive messages for the same channel or stream go
+/// out as one CloudEvents batch (see ``CloudEventBatch``): one command carries them, and its
+/// reply settles them all. Only messages already queued are packed: nothing waits for company.
+///
 /// Stream messages are retried until Redis acknowledges each `XADD`; only the refused ones are
 /// retried (retrying a whole batch would add the others twice), after a backoff. A retry after a
 /// broken connection may still add an entry twice (the first attempt may have reached Redis
 /// before the connection broke), which receivers suppress by the event's id.
 final class Publisher: Sendable {
     static let batchLimit = 512
+    /// The largest Redis message a batch of events grows to (a single event may be larger),
+    /// far below the 64 MiB that a receiving client accepts by default.
+    static let packedMessageByteLimit = 1 << 20
 
     private struct State {
         /// Batches sent and not completed, and how many messages they hold.
@@ -36,6 +43,8 @@ final class Publisher: Sendable {
     let queue: PublishQueue
     let client: RedisClient
     let mode: RedisBridge.Mode
+    /// Most events in one Redis message; 1 sends each event as a message of its own.
+    let maxEventsPerMessage: Int
     let counters: BridgeCounters
     let report: @Sendable (RedisBridgeError) -> Void
     /// The stream length limit and how often to trim; nil for Pub/Sub or when not trimming.
@@ -46,12 +55,14 @@ final class Publisher: Sendable {
     @exclusivity(unchecked) nonisolated(unsafe) private var state: State
 
     init(
-        queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, counters: BridgeCounters,
-        report: @escaping @Sendable (RedisBridgeError) -> Void, trimming: (maxLength: Int, interval: Duration)?
+        queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void,
+        trimming: (maxLength: Int, interval: Duration)?
     ) {
         self.queue = queue
         self.client = client
         self.mode = mode
+        self.maxEventsPerMessage = max(maxEventsPerMessage, 1)
         self.counters = counters
         self.report = report
         self.trimming = trimming
@@ -74,16 +85,42 @@ final class Publisher: Sendable {
             return batch
         }
         guard let batch else { return }
-        client.pipeline(.encoded(encode(batch), count: batch.count)) { result in self.complete(batch, result) }
+        let commands = Self.commands(for: batch, maxEventsPerMessage: maxEventsPerMessage)
+        client.pipeline(.encoded(encode(batch, commands), count: commands.count)) { result in
+            self.complete(batch, commands, result)
+        }
+    }
+
+    /// Which messages of `batch` each command carries: one each, or with `maxEventsPerMessage`
+    /// above 1, runs of consecutive messages for the same key, up to that many and (unless
+    /// alone) up to ``packedMessageByteLimit`` bytes together.
+    static func commands(for batch: [OutboundMessage], maxEventsPerMessage: Int) -> [Range<Int>] {
+        guard maxEventsPerMessage > 1 else { return batch.indices.map { $0..<($0 + 1) } }
+        var commands: [Range<Int>] = []
+        var start = 0
+        while start < batch.count {
+            var end = start + 1
+            var bytes = batch[start].payload.count + 2
+            while end < batch.count, end - start < maxEventsPerMessage, batch[end].key == batch[start].key,
+                bytes + batch[end].payload.count + 1 <= packedMessageByteLimit
+            {
+                bytes += batch[end].payload.count + 1
+                end += 1
+            }
+            commands.append(start..<end)
+            start = end
+        }
+        return commands
     }
 
     /// The batch's commands (`PUBLISH key payload` or `XADD key * event payload`), written in
     /// RESP straight into one buffer: building each as an array of arguments cost an allocation
-    /// per event, kept until the replies came back.
-    private func encode(_ batch: [OutboundMessage]) -> [UInt8] {
+    /// per event, kept until the replies came back. A command carrying several messages sends
+    /// them as one CloudEvents batch; one carrying a single message sends it as it is.
+    private func encode(_ batch: [OutboundMessage], _ commands: [Range<Int>]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + $1.key.utf8.count + 64 })
-        for message in batch {
+        for command in commands {
             switch mode {
             case .pubSub:
                 RESPEncoder.appendCommandHeader(argumentCount: 3, to: &bytes)
@@ -92,13 +129,21 @@ final class Publisher: Sendable {
                 RESPEncoder.appendCommandHeader(argumentCount: 5, to: &bytes)
                 RESPEncoder.appendArgument("XADD", to: &bytes)
             }
-            var key = message.key
+            var key = batch[command.lowerBound].key
             key.withUTF8 { RESPEncoder.appendArgument(UnsafeRawBufferPointer($0), to: &bytes) }
             if mode == .stream {
                 RESPEncoder.appendArgument("*", to: &bytes)
                 RESPEncoder.appendArgument("event", to: &bytes)
             }
-            message.payload.withUnsafeBytes { RESPEncoder.appendArgument($0, to: &bytes) }
+            if command.count == 1 {
+                batch[command.lowerBound].payload.withUnsafeBytes { RESPEncoder.appendArgument($0, to: &bytes) }
+            } else {
+                let messages = batch[command]
+                let length = CloudEventBatch.length(ofEventsOfLengths: messages.lazy.map(\.payload.count))
+                RESPEncoder.appendArgument(length: length, to: &bytes) { output in
+                    CloudEventBatch.append(messages.lazy.map(\.payload), to: &output)
+                }
+            }
         }
         return bytes
     }
@@ -128,18 +173,30 @@ final class Publisher: Sendable {
         for continuation in wakeups { continuation.resume() }
     }
 
-    private func complete(_ batch: [OutboundMessage], _ result: Result<[RESPValue], RedisError>) {
+    /// Settles `batch` by the replies to its `commands` (each reply settles the messages its
+    /// command carried; a missing reply counts as a failure of its command).
+    private func complete(
+        _ batch: [OutboundMessage], _ commands: [Range<Int>], _ result: Result<[RESPValue], RedisError>
+    ) {
         switch (mode, result) {
         case (_, .failure(.clientClosed)):
             settle(batch, removing: 0)
             return
         case (.pubSub, .success(let replies)):
-            for (message, reply) in zip(batch, replies) {
-                if case .error(let text) = reply {
-                    counters.pubSubLost.increment()
-                    report(.pubSubEventLost(type: message.type, id: message.id, cause: .server(text)))
+            for (index, command) in commands.enumerated() {
+                let failure: RedisError? =
+                    switch index < replies.count ? replies[index] : nil {
+                    case .error(let text): .server(text)
+                    case nil: .unexpectedReply(expected: "one reply per PUBLISH", got: "\(replies.count)")
+                    default: nil
+                    }
+                if let failure {
+                    for message in batch[command] {
+                        counters.pubSubLost.increment()
+                        report(.pubSubEventLost(type: message.type, id: message.id, cause: failure))
+                    }
                 } else {
-                    counters.published.increment()
+                    counters.published.increment(by: command.count)
                 }
             }
             settle(batch, removing: batch.count)
@@ -153,13 +210,14 @@ final class Publisher: Sendable {
             settle(batch, removing: batch.count, retryLater: true)
             failed()
         case (.stream, .success(let replies)):
-            let refused = batch.indices.filter { index in
+            let refusedCommands = commands.indices.filter { index in
                 guard index < replies.count else { return true }
                 if case .error = replies[index] { return true } else { return false }
             }
+            let refused = refusedCommands.flatMap { Array(commands[$0]) }
             counters.published.increment(by: batch.count - refused.count)
             settle(batch, removing: batch.count, keeping: refused, retryLater: !refused.isEmpty)
-            if let first = refused.first {
+            if let first = refusedCommands.first {
                 var cause = RedisError.unexpectedReply(expected: "one reply per XADD", got: "\(replies.count)")
                 if first < replies.count, case .error(let text) = replies[first] { cause = .server(text) }
                 counters.redisErrors.increment()

@@ -216,7 +216,8 @@ public final class RedisBridge: Sendable {
                 publishers.append(
                     Publisher(
                         queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
-                        mode: mode, counters: counters, report: report,
+                        mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
+                        report: report,
                         trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil))
             }
         } catch {

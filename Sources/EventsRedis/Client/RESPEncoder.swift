@@ -47,6 +47,17 @@ enum RESPEncoder {
         appendCRLF(to: &buffer)
     }
 
+    /// Appends one argument of `length` bytes that `write` appends to the buffer: for an
+    /// argument assembled from parts, without assembling it elsewhere first.
+    static func appendArgument(length: Int, to buffer: inout [UInt8], writing write: (inout [UInt8]) -> Void) {
+        appendBulkHeader(length, to: &buffer)
+        let start = buffer.count
+        write(&buffer)
+        precondition(
+            buffer.count - start == length, "an argument declared \(length) bytes and wrote \(buffer.count - start)")
+        appendCRLF(to: &buffer)
+    }
+
     /// Appends one argument, as a bulk string of `text`'s UTF-8.
     static func appendArgument(_ text: StaticString, to buffer: inout [UInt8]) {
         text.withUTF8Buffer { appendArgument(UnsafeRawBufferPointer($0), to: &buffer) }
