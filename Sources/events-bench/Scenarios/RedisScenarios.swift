@@ -35,6 +35,9 @@ private let benchBody = String(repeating: "x", count: 128 - #"{"n":0,"body":""}"
 
 private let benchPrefix = "bench:"
 
+/// The batch size of the throughput rows where the bridge packs events into batches.
+private let packedEvents = 64
+
 /// Where the Redis scenarios run; nil (with the reason) when no server can be had.
 @MainActor
 final class BenchRedis {
@@ -275,13 +278,16 @@ private final class BridgePath: RedisPath {
     let mode: RedisBridge.Mode
     var listener: Subscription?
 
-    init(_ redis: BenchRedis, mode: RedisBridge.Mode) async throws {
+    /// With `maxEventsPerMessage` above 1, the sender packs events queued together into
+    /// CloudEvents batches.
+    init(_ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1) async throws {
         self.mode = mode
         let prefix = redis.uniqueName("bridge") + ":"
         func configuration(_ source: String) -> RedisBridge.Configuration {
             var configuration = RedisBridge.Configuration(redis: redis.configuration, source: source)
             configuration.keyPrefix = prefix
             configuration.publishBufferCapacity = 1_000_000
+            configuration.maxEventsPerMessage = maxEventsPerMessage
             return configuration
         }
         sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
@@ -532,12 +538,14 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         mode == .pubSub ? "raw client pipelined PUBLISH -> subscriber" : "raw client pipelined XADD -> XREADGROUP"
     let codableName = "raw client + Foundation JSON per event"
     let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
+    let packedName = "RedisBridge, up to \(packedEvents) events per message (batches)"
     switch BenchRedis.obtain() {
     case .failure(let skip):
         report.rows = [
             Row(name: rawName, role: .baseline, value: nil, status: skip.reason),
             Row(name: codableName, role: .baseline, value: nil, status: skip.reason),
             Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
+            Row(name: packedName, role: .subject, value: nil, status: skip.reason),
         ]
     case .success(let redis):
         let count = effort.isQuick ? 500 : 20_000
@@ -545,6 +553,7 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         var raw: [BurstCost] = []
         var codable: [BurstCost] = []
         var bridged: [BurstCost] = []
+        var packed: [BurstCost] = []
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
         do {
@@ -567,10 +576,15 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                 _ = await throughput(bridgePath, count: count / 10, redis: infoClient)
                 bridged.append(await throughput(bridgePath, count: count, redis: infoClient))
                 await bridgePath.close()
+                let packedPath = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
+                _ = await throughput(packedPath, count: count / 10, redis: infoClient)
+                packed.append(await throughput(packedPath, count: count, redis: infoClient))
+                await packedPath.close()
             }
             let rawFigure = median(raw.map(\.wall))
             let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
+            let packedFigure = median(packed.map(\.wall))
             report.rows = [
                 Row(
                     name: rawName, role: .baseline, value: rawFigure, status: Row.measured,
@@ -583,6 +597,11 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     detail: formatFigure(1e9 / bridgeFigure) + " events/s; " + formatRatio(bridgeFigure / rawFigure)
                         + " of raw, " + formatRatio(bridgeFigure / codableFigure) + " of raw + Foundation JSON; "
                         + cpuDetail(bridged)),
+                Row(
+                    name: packedName, role: .subject, value: packedFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / packedFigure) + " events/s; " + formatRatio(packedFigure / rawFigure)
+                        + " of raw (not the target's row: other consumers must read batches); "
+                        + cpuDetail(packed)),
             ]
             report.target = Target(
                 goal: "bridge time per event within 1.2x of the raw client", figure: ratio(bridgeFigure, rawFigure),
