@@ -82,4 +82,26 @@ struct ReadmeRedisExamplesTests {
         await bridge.stop()
         await worker.stop()
     }
+
+    @Test("The README's batch example: an order and the next go out in one stream entry")
+    func batchExample() async throws {
+        let server = try RedisServer()
+        let center = EventCenter()
+
+        // README: "Wire format", batches
+        var configuration = RedisBridge.Configuration(source: "shop/api-1")
+        configuration.maxEventsPerMessage = 64  // consumers in other languages must read batches
+
+        configuration.redis = RedisConfiguration(host: "127.0.0.1", port: server.port)
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        try bridge.carry(OrderPlaced.self, mode: .stream, direction: .outgoing)
+        try await bridge.start()
+        for n in 1...50 { center.dispatch(OrderPlaced(orderID: "A-\(n)")) }
+        await bridge.flush()
+        let client = RedisClient(configuration.redis)
+        let entries = try await client.send("XLEN", RedisArgument("events:" + OrderPlaced.wireName)).int ?? 0
+        #expect(entries >= 1 && entries < 50, "\(entries) entries for 50 events")
+        client.close()
+        await bridge.stop()
+    }
 }
