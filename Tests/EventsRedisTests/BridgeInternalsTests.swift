@@ -133,6 +133,8 @@ struct BridgeInternalsTests {
         #expect(Publisher.commands(for: large, maxEventsPerMessage: 64) == [0..<2, 2..<3])
         let huge = [message("a", bytes: Publisher.packedMessageByteLimit + 1), message("a")]
         #expect(Publisher.commands(for: huge, maxEventsPerMessage: 64) == [0..<1, 1..<2])
+        // A client that accepts smaller frames makes smaller batches.
+        #expect(Publisher.commands(for: batch, maxEventsPerMessage: 64, byteLimit: 25) == [0..<2, 2..<4, 4..<5, 5..<6])
     }
 
     @Test("The deduplication window suppresses repeats and forgets the oldest beyond capacity")

@@ -66,6 +66,58 @@ struct CloudEventBatchTests {
         }
     }
 
+    @Test("Mutated batches split exactly when they are arrays, and pass only as valid JSON")
+    func mutatedBatches() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let structural = Array(#"[]{},":\ a1"#.utf8)
+        for iteration in 0..<3_000 {
+            await yieldNow(every: 100, at: iteration)
+            let events = (0..<Int.random(in: 1...3, using: &generator)).map { n in
+                CloudEvent(id: "\(n)", source: "s", type: "t", data: Array(#"{"x":["]",{"y":"\\"}]}"#.utf8))
+                    .jsonBytes()
+            }
+            var message: [UInt8] = []
+            CloudEventBatch.append(events, to: &message)
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let index = Int.random(in: 0..<message.count, using: &generator)
+                let byte = structural.randomElement(using: &generator)!
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: message[index] = byte
+                case 1: message.insert(byte, at: index)
+                default: if message.count > 1 { message.remove(at: index) }
+                }
+            }
+            // Valid JSON by the bridge's strict validator (Foundation also accepts trailing
+            // commas, which RFC 8259 does not).
+            let valid = message.withUnsafeBufferPointer { bytes in
+                var scanner = JSONScanner(bytes)
+                return (try? scanner.validateDocument()) != nil
+            }
+            let parsed = valid ? try? JSONSerialization.jsonObject(with: Data(message)) : nil
+            let split = CloudEventBatch.elements(of: message)
+            if let array = parsed as? [Any], message.first == UInt8(ascii: "[") {
+                // Valid JSON: the split is exact.
+                guard case .success(let ranges)? = split else {
+                    Issue.record("\(String(describing: split)) for \(String(decoding: message, as: UTF8.self))")
+                    continue
+                }
+                #expect(ranges.count == array.count)
+                for range in ranges {
+                    #expect(
+                        (try? JSONSerialization.jsonObject(with: Data(message[range]), options: .fragmentsAllowed))
+                            != nil)
+                }
+            }
+            if case .success(let ranges)? = split,
+                ranges.allSatisfy({ (try? CloudEvent(json: Array(message[$0]))) != nil })
+            {
+                // Every element a strictly valid event and the array around them well formed:
+                // the whole message is valid JSON.
+                #expect(valid && parsed is [Any], "\(String(decoding: message, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test("Each event of a received batch is handled as a message of its own would be")
     func inboundReadsBatches() throws {
         let center = EventCenter()

@@ -25,7 +25,8 @@ import Events
 final class Publisher: Sendable {
     static let batchLimit = 512
     /// The largest Redis message a batch of events grows to (a single event may be larger),
-    /// far below the 64 MiB that a receiving client accepts by default.
+    /// far below the 64 MiB that a receiving client accepts by default. Lower when this
+    /// bridge's own client accepts less (its receivers likely share its configuration).
     static let packedMessageByteLimit = 1 << 20
 
     private struct State {
@@ -85,7 +86,9 @@ final class Publisher: Sendable {
             return batch
         }
         guard let batch else { return }
-        let commands = Self.commands(for: batch, maxEventsPerMessage: maxEventsPerMessage)
+        let commands = Self.commands(
+            for: batch, maxEventsPerMessage: maxEventsPerMessage,
+            byteLimit: min(Self.packedMessageByteLimit, client.configuration.limits.maxBulkBytes))
         client.pipeline(.encoded(encode(batch, commands), count: commands.count)) { result in
             self.complete(batch, commands, result)
         }
@@ -93,8 +96,10 @@ final class Publisher: Sendable {
 
     /// Which messages of `batch` each command carries: one each, or with `maxEventsPerMessage`
     /// above 1, runs of consecutive messages for the same key, up to that many and (unless
-    /// alone) up to ``packedMessageByteLimit`` bytes together.
-    static func commands(for batch: [OutboundMessage], maxEventsPerMessage: Int) -> [Range<Int>] {
+    /// alone) up to `byteLimit` bytes together.
+    static func commands(
+        for batch: [OutboundMessage], maxEventsPerMessage: Int, byteLimit: Int = packedMessageByteLimit
+    ) -> [Range<Int>] {
         guard maxEventsPerMessage > 1 else { return batch.indices.map { $0..<($0 + 1) } }
         var commands: [Range<Int>] = []
         var start = 0
@@ -102,7 +107,7 @@ final class Publisher: Sendable {
             var end = start + 1
             var bytes = batch[start].payload.count + 2
             while end < batch.count, end - start < maxEventsPerMessage, batch[end].key == batch[start].key,
-                bytes + batch[end].payload.count + 1 <= packedMessageByteLimit
+                bytes + batch[end].payload.count + 1 <= byteLimit
             {
                 bytes += batch[end].payload.count + 1
                 end += 1
