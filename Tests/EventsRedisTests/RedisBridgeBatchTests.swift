@@ -21,6 +21,20 @@ struct RedisBridgeBatchTests {
         }
     }
 
+    /// A started bridge on `server` that publishes `Sequenced` events from its center to a
+    /// stream, packing up to `maxEventsPerMessage` of them per entry, and receives nothing.
+    private func packingPublisher(
+        _ server: RedisServer, errors: ErrorLog, maxEventsPerMessage: Int
+    ) async throws -> (EventCenter, RedisBridge) {
+        let center = EventCenter()
+        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
+        configuration.maxEventsPerMessage = maxEventsPerMessage
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try await bridge.start()
+        return (center, bridge)
+    }
+
     @Test(
         "A burst packed into batches arrives once and in order, in fewer messages, in both modes",
         arguments: [RedisBridge.Mode.pubSub, .stream])
@@ -84,13 +98,7 @@ struct RedisBridgeBatchTests {
     @Test("A lone event goes out as a single CloudEvent, not as a batch of one")
     func loneEventIsSingle() async throws {
         let server = try RedisServer()
-        let errors = ErrorLog()
-        let center = EventCenter()
-        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
-        configuration.maxEventsPerMessage = 16
-        let bridge = RedisBridge(center: center, configuration: configuration)
-        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
-        try await bridge.start()
+        let (center, bridge) = try await packingPublisher(server, errors: ErrorLog(), maxEventsPerMessage: 16)
         center.dispatch(Sequenced(n: 1))
         #expect(await bridge.flush(timeout: .seconds(15)))
         let client = RedisClient(server.configuration)
@@ -157,13 +165,7 @@ struct RedisBridgeBatchTests {
     @Test("A refused batch is retried whole, and each of its events is stored once")
     func refusedBatchIsRetried() async throws {
         let server = try RedisServer()
-        let errors = ErrorLog()
-        let center = EventCenter()
-        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
-        configuration.maxEventsPerMessage = 8
-        let publisher = RedisBridge(center: center, configuration: configuration)
-        try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
-        try await publisher.start()
+        let (center, publisher) = try await packingPublisher(server, errors: ErrorLog(), maxEventsPerMessage: 8)
         let key = "test:" + Sequenced.wireName
         let client = RedisClient(server.configuration)
         _ = try await client.pipeline([["DEL", RedisArgument(key)], ["SET", RedisArgument(key), "not a stream"]])

@@ -14,23 +14,28 @@ enum CloudEventBatch {
     /// element that is not a valid CloudEvent is only that element's failure.
     static func elements(of message: [UInt8]) -> Result<[Range<Int>], CloudEventError>? {
         message.withUnsafeBufferPointer { bytes in
-            var index = skippingWhitespace(bytes, from: 0)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
-            index = skippingWhitespace(bytes, from: index + 1)
+            var scanner = JSONScanner(bytes)
+            scanner.skipWhitespace()
+            guard scanner.peek() == UInt8(ascii: "[") else { return nil }
+            scanner.index += 1
+            scanner.skipWhitespace()
             var elements: [Range<Int>] = []
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
+            if scanner.peek() == UInt8(ascii: "]") {
+                scanner.index += 1
+                scanner.skipWhitespace()
             } else {
                 while true {
-                    let start = index
-                    guard let end = endOfValue(bytes, from: start) else {
+                    guard let end = endOfValue(bytes, from: scanner.index) else {
                         return .failure(CloudEventError("batch element \(elements.count) is missing or not closed"))
                     }
-                    elements.append(start..<end)
-                    index = skippingWhitespace(bytes, from: end)
-                    guard index < bytes.count else { return .failure(CloudEventError("the batch is not closed")) }
-                    let separator = bytes[index]
-                    index = skippingWhitespace(bytes, from: index + 1)
+                    elements.append(scanner.index..<end)
+                    scanner.index = end
+                    scanner.skipWhitespace()
+                    guard let separator = scanner.peek() else {
+                        return .failure(CloudEventError("the batch is not closed"))
+                    }
+                    scanner.index += 1
+                    scanner.skipWhitespace()
                     if separator == UInt8(ascii: "]") { break }
                     guard separator == UInt8(ascii: ",") else {
                         return .failure(
@@ -38,7 +43,7 @@ enum CloudEventBatch {
                     }
                 }
             }
-            guard skippingWhitespace(bytes, from: index) == bytes.count else {
+            guard scanner.index == bytes.count else {
                 return .failure(CloudEventError("unexpected bytes after the batch"))
             }
             return .success(elements)
@@ -76,16 +81,6 @@ enum CloudEventBatch {
             }
         }
         return nil
-    }
-
-    private static func skippingWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { break }
-            index += 1
-        }
-        return index
     }
 
     /// The length of a batch of events of these encoded lengths.
