@@ -70,15 +70,16 @@ enum CloudEventBatch {
                 // A closing bracket at depth 0 ends the batch, not this value.
                 if depth == 0 { return index > start ? index : nil }
                 depth -= 1
+                // An object or array ends with the bracket that closes it.
+                if depth == 0, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+                    return index + 1
+                }
             case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
                 if depth == 0 { return index > start ? index : nil }
             default:
                 break
             }
             index += 1
-            if depth == 0, index > start, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
-                return index
-            }
         }
         return nil
     }
