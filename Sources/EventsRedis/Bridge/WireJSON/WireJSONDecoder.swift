@@ -12,29 +12,47 @@ import Foundation
 /// carries on (`(try? container.decode(Int.self, forKey: .n)) ?? 0` must see what Foundation
 /// would have given it).
 final class WireJSONDecoder {
-    /// A copy of the document, owned by the decoder (freed in `deinit`), so that containers can
+    /// A copy of the document, in the decoder's own buffer (`storage`), so that containers can
     /// read it at any offset for as long as they live. Reads need no bounds checks: the document
     /// was validated, so every offset a container computes lies inside it.
-    let bytes: UnsafeBufferPointer<UInt8>
+    @exclusivity(unchecked) private(set) var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// Owned by the decoder (freed in `deinit`) and kept between decodes (see `spare`).
+    @exclusivity(unchecked) private var storage = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
     // Like the encoder's state: every access to these is short and calls out to no other code,
     // and a decoder is used by one thread at a time, so accesses never overlap and need no
     // dynamic exclusivity checks.
 
     /// Where the value being decoded starts.
-    @exclusivity(unchecked) private(set) var valueOffset: Int
+    @exclusivity(unchecked) private(set) var valueOffset = 0
     /// The keys of the values being decoded, outermost first.
     @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
     @exclusivity(unchecked) private var refusal: String?
 
-    private init(_ source: [UInt8], range: Range<Int>, valueOffset: Int) {
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: range.count)
-        _ = source.withUnsafeBufferPointer { copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-        self.bytes = UnsafeBufferPointer(copy)
-        self.valueOffset = valueOffset
-    }
+    private init() {}
 
     deinit {
-        bytes.deallocate()
+        storage.deallocate()
+    }
+
+    /// The decoder the last decode left behind, with its buffers: a decoder per event cost
+    /// three allocations (itself, the document's copy, the key path).
+    private static let spare = SpareCoder<WireJSONDecoder>()
+    /// The largest buffer a spare decoder keeps; one that held a larger document is freed.
+    static let largestSpareBuffer = 64 * 1024
+
+    /// Makes the decoder ready to decode a copy of `range` of `source`.
+    private func load(_ source: [UInt8], range: Range<Int>) {
+        if storage.count < range.count {
+            storage.deallocate()
+            storage = .allocate(capacity: max(range.count, 512))
+        }
+        source.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(storage).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
+        }
+        bytes = UnsafeBufferPointer(rebasing: storage[..<range.count])
+        valueOffset = 0
+        keys.removeAll(keepingCapacity: true)
+        refusal = nil
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
@@ -48,7 +66,11 @@ final class WireJSONDecoder {
     ) throws -> Value {
         let range = range ?? bytes.indices
         guard !range.isEmpty else { throw WireJSONUnsupported(reason: "no JSON") }
-        let decoder = WireJSONDecoder(bytes, range: range, valueOffset: 0)
+        var decoder = spare.take() ?? WireJSONDecoder()
+        decoder.load(bytes, range: range)
+        defer {
+            if decoder.storage.count <= largestSpareBuffer { spare.keep(&decoder) }
+        }
         if let validatedDepth {
             guard validatedDepth <= maximumDepth else {
                 throw WireJSONUnsupported(reason: "nested deeper than \(maximumDepth) levels")

@@ -19,6 +19,10 @@ final class WireJSONEncoder {
 
     private init() {}
 
+    /// The encoder the last encode left behind: an encoder per event cost three allocations
+    /// (itself, its open containers, its keys).
+    private static let spare = SpareCoder<WireJSONEncoder>()
+
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -29,10 +33,14 @@ final class WireJSONEncoder {
     /// Appends `value`'s JSON to `output`. On a throw, `output` holds what it held before plus
     /// whatever was written of the value: the caller truncates it.
     static func encode<Value: Encodable>(_ value: Value, appendingTo output: inout [UInt8]) throws {
-        let encoder = WireJSONEncoder()
+        var encoder = spare.take() ?? WireJSONEncoder()
         encoder.state.output = JSONOutput(continuing: output)
         output = []  // the encoder holds the only reference, so appending never copies the buffer
-        defer { output = encoder.state.output.take() }
+        defer {
+            output = encoder.state.output.take()
+            encoder.state.reset()
+            spare.keep(&encoder)
+        }
         let start = encoder.state.output.bytes.count
         try encoder.encodeValue(value, key: nil)
         try encoder.state.finish(from: start)
@@ -160,6 +168,17 @@ struct WireJSONEncoderState {
         let depth: Int
         let start: Int
         let key: (any CodingKey)?
+    }
+
+    /// Empties the state for the next value, keeping its arrays' storage.
+    mutating func reset() {
+        frames.removeAll(keepingCapacity: true)
+        keyLog.removeAll(keepingCapacity: true)
+        nextFrameID = 0
+        valueDepth = 0
+        valueStart = 0
+        valueKey = nil
+        refusal = nil
     }
 
     /// Checks the value that was written from offset `start` on.
