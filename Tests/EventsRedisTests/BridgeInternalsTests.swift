@@ -42,6 +42,41 @@ struct BridgeInternalsTests {
         #expect(flushed.value == 1)
     }
 
+    @Test(
+        "Random enqueues, batches and removals keeping refused messages match a plain array, across wrap-arounds and growth"
+    )
+    func publishQueueMatchesModel() {
+        var generator = SeededGenerator(seed: 0x9E3779B9)
+        let queue = PublishQueue(capacity: 100)
+        var model: [Int] = []
+        var next = 0
+        for _ in 0..<5_000 {
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0:
+                for _ in 0..<Int.random(in: 0...40, using: &generator) {
+                    let accepted = queue.enqueue(message(next))
+                    #expect(accepted == (model.count < 100))
+                    if accepted { model.append(next) }
+                    next += 1
+                }
+            case 1:
+                let skipping = Int.random(in: 0...5, using: &generator)
+                let limit = Int.random(in: 1...60, using: &generator)
+                let expected = model.dropFirst(skipping).prefix(limit).map(String.init)
+                #expect(queue.peekBatch(skipping: skipping, limit: limit).map(\.id) == expected)
+            default:
+                let removed = min(model.count, Int.random(in: 0...30, using: &generator))
+                let kept = (0..<removed).filter { _ in Int.random(in: 0..<4, using: &generator) == 0 }
+                queue.removeFirst(removed, keeping: kept)
+                if removed > kept.count {
+                    model = kept.map { model[$0] } + model.dropFirst(removed)
+                }
+            }
+            #expect(queue.count == model.count)
+        }
+        #expect(queue.peekBatch(limit: 200).map(\.id) == model.map(String.init))
+    }
+
     @Test("Every enqueue wakes the publisher, outside the queue's lock")
     func publishQueueWakes() {
         let queue = PublishQueue(capacity: 10)

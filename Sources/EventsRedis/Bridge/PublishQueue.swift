@@ -37,12 +37,21 @@ struct OutboundMessage: Sendable {
 /// `flush()` waits for every message enqueued before the call to leave the queue, and can be
 /// abandoned by cancelling the waiting task.
 final class PublishQueue: Sendable {
+    /// A queued message and its sequence number.
+    private struct Slot {
+        let message: OutboundMessage
+        let sequence: Int
+    }
+
     private struct State {
-        var messages: [OutboundMessage] = []
-        /// The sequence number of each message in `messages`, ascending from `head` on.
-        var sequences: [Int] = []
+        /// The queue, in a ring: `count` messages from `slots[head]` on, wrapping around. The
+        /// ring keeps the room its longest backlog needed (at most `capacity` slots, rounded up
+        /// to a power of two): a burst that outruns Redis grew an array again every time, and
+        /// moved its tail down every 1024 messages, touching fresh pages all the way.
+        var slots: [Slot?] = []
         var head = 0
-        /// Sequence number of the next message enqueued.
+        var count = 0
+        /// Sequence number of the next message enqueued; sequence numbers ascend from the head.
         var enqueued = 0
         var closed = false
         /// Called after each enqueue, outside the lock: the publisher's `kick`.
@@ -50,10 +59,38 @@ final class PublishQueue: Sendable {
         var flushWaiters: [(id: Int, through: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextFlushWaiterID = 0
 
-        var count: Int { messages.count - head }
+        /// Where the message `offset` places after the head lies in `slots`.
+        func position(_ offset: Int) -> Int {
+            (head + offset) & (slots.count - 1)
+        }
+
+        subscript(offset: Int) -> Slot {
+            get { slots[position(offset)]! }
+            set { slots[position(offset)] = newValue }
+        }
+
+        mutating func append(_ slot: Slot) {
+            if count == slots.count {
+                // Twice the room, the messages laid out from the start again.
+                var larger = [Slot?](repeating: nil, count: max(16, slots.count * 2))
+                for offset in 0..<count { larger[offset] = self[offset] }
+                slots = larger
+                head = 0
+            }
+            slots[position(count)] = slot
+            count += 1
+        }
+
+        /// Forgets the `removed` messages at the head.
+        mutating func dropFirst(_ removed: Int) {
+            for offset in 0..<removed { slots[position(offset)] = nil }
+            head = position(removed)
+            count -= removed
+        }
+
         /// Every message with a lower sequence number is gone (published, given up, or dropped
         /// by `close()`).
-        var gone: Int { closed || count == 0 ? enqueued : sequences[head] }
+        var gone: Int { closed || count == 0 ? enqueued : self[0].sequence }
     }
 
     let capacity: Int
@@ -80,8 +117,7 @@ final class PublishQueue: Sendable {
             lock.unlock()
             return false
         }
-        state.messages.append(message)
-        state.sequences.append(state.enqueued)
+        state.append(Slot(message: message, sequence: state.enqueued))
         state.enqueued += 1
         waker = state.waker
         lock.unlock()
@@ -95,10 +131,12 @@ final class PublishQueue: Sendable {
     func peekBatch(skipping: Int = 0, limit: Int) -> [OutboundMessage] {
         lock.withLock {
             guard !state.closed else { return [] }
-            let start = min(state.head + skipping, state.messages.count)
-            // A copy, not a slice: a slice would keep the queue's buffer shared and make every
-            // enqueue during the round trip copy it.
-            return Array(state.messages[start..<min(start + limit, state.messages.count)])
+            let start = min(skipping, state.count)
+            let end = min(start + limit, state.count)
+            var batch: [OutboundMessage] = []
+            batch.reserveCapacity(end - start)
+            for offset in start..<end { batch.append(state[offset].message) }
+            return batch
         }
     }
 
@@ -118,17 +156,9 @@ final class PublishQueue: Sendable {
             // Kept messages move up to just before the first message after the batch, so the
             // sequence numbers stay ascending and a flush waits for the oldest kept one.
             for (position, offset) in kept.enumerated().reversed() {
-                let from = state.head + offset
-                let to = state.head + count - kept.count + position
-                state.messages[to] = state.messages[from]
-                state.sequences[to] = state.sequences[from]
+                state[count - kept.count + position] = state[offset]
             }
-            state.head += count - kept.count
-            if state.head >= 1024 && state.head * 2 >= state.messages.count {
-                state.messages.removeFirst(state.head)
-                state.sequences.removeFirst(state.head)
-                state.head = 0
-            }
+            state.dropFirst(count - kept.count)
             return takeCompletedFlushes()
         }
     }
