@@ -260,7 +260,13 @@ final class Publisher: Sendable {
     private func noteAppended(_ batch: [OutboundMessage]) {
         guard let trimming else { return }
         let keys: Set<String>? = lock.withLock {
-            for message in batch { state.touchedStreams.insert(message.key) }
+            // One insert per run of messages for the same stream: hashing each message's key
+            // cost a look-up per event.
+            var previous: String?
+            for message in batch where message.key != previous {
+                state.touchedStreams.insert(message.key)
+                previous = message.key
+            }
             guard !state.trimming, ContinuousClock.now - state.lastTrim >= trimming.interval else { return nil }
             state.trimming = true
             state.lastTrim = .now
