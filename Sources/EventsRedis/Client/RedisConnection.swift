@@ -148,31 +148,34 @@ package final class RedisConnection {
     /// - Parameter timeout: how long to wait; `nil` means the configured `replyTimeout`. When it
     ///   passes, the connection closes and ``RedisError/timedOut(_:)`` (`"reply"`) is thrown.
     package func readReply(timeout: Duration? = nil) throws(RedisError) -> RESPValue {
+        try read(timeout: timeout) { parser throws(RedisError) in try parser.next() }
+    }
+
+    /// The next reply as its RESP bytes, verbatim (see ``RESPParser/nextVerbatim()``); waits and
+    /// fails as ``readReply(timeout:)`` does.
+    func readVerbatimReply(timeout: Duration? = nil) throws(RedisError) -> [UInt8] {
+        try read(timeout: timeout) { parser throws(RedisError) in try parser.nextVerbatim() }
+    }
+
+    /// The next reply as `parse` makes it, waiting up to `timeout` (nil: the configured
+    /// `replyTimeout`), after which the connection closes and ``RedisError/timedOut(_:)`` is
+    /// thrown.
+    private func read<T>(
+        timeout: Duration?, _ parse: (inout RESPParser) throws(RedisError) -> T?
+    ) throws(RedisError) -> T {
         let deadline = ContinuousClock.now + (timeout ?? configuration.replyTimeout)
-        guard let value = try nextReply(until: deadline) else {
+        guard let value = try nextParsed(until: deadline, parse) else {
             fail()
             throw .timedOut("reply")
         }
         return value
     }
 
-    /// The next reply as its RESP bytes, verbatim (see ``RESPParser/nextVerbatim()``); waits and
-    /// fails as ``readReply(timeout:)`` does.
-    func readVerbatimReply(timeout: Duration? = nil) throws(RedisError) -> [UInt8] {
-        let deadline = ContinuousClock.now + (timeout ?? configuration.replyTimeout)
-        guard let bytes = try nextParsed(until: deadline, { parser throws(RedisError) in try parser.nextVerbatim() })
-        else {
-            fail()
-            throw .timedOut("reply")
-        }
-        return bytes
-    }
-
     /// The next reply if one arrives within `timeout`, or `nil`; unlike ``readReply(timeout:)``
     /// a timeout here leaves the connection open, because a partly received reply stays
     /// buffered. For connections that wait for pushed messages (Pub/Sub).
     package func readReplyIfAvailable(within timeout: Duration) throws(RedisError) -> RESPValue? {
-        try nextReply(until: ContinuousClock.now + timeout)
+        try nextParsed(until: ContinuousClock.now + timeout) { parser throws(RedisError) in try parser.next() }
     }
 
     /// ``readReplyIfAvailable(within:)`` for a subscribed connection: a `message` frame is
@@ -185,10 +188,6 @@ package final class RedisConnection {
         try nextParsed(until: ContinuousClock.now + timeout) { parser throws(RedisError) in
             try parser.nextFrame(message: message)
         }
-    }
-
-    private func nextReply(until deadline: ContinuousClock.Instant) throws(RedisError) -> RESPValue? {
-        try nextParsed(until: deadline) { parser throws(RedisError) in try parser.next() }
     }
 
     /// Reads until `parse` finds a complete value in the buffered bytes, or `deadline` passes
