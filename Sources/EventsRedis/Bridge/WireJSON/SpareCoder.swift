@@ -10,8 +10,9 @@ import Synchronization
 /// when its last holder lets go, and never coded with again. Two threads coding at once find
 /// one spare and make a new coder, which the slot may keep afterwards.
 final class SpareCoder<Coder: AnyObject>: Sendable {
-    /// The kept coder's address, retained (`Unmanaged`), or 0 for none. An atomic exchange rather than a lock:
-    /// a lock's two calls per take and per keep cost a third of what reuse saves.
+    /// The kept coder's address, retained (`Unmanaged`), or 0 for none. An atomic exchange
+    /// rather than a lock: a lock's two calls per take and per keep cost a third of what reuse
+    /// saves.
     ///
     /// Coder is not Sendable (a coder is used by one thread at a time), and this still holds:
     /// the coder in the slot is referenced by the slot alone (`keep` checks that), and `take`
