@@ -21,16 +21,17 @@ struct RedisBridgeBatchTests {
         }
     }
 
-    /// A started bridge on `server` that publishes `Sequenced` events from its center to a
-    /// stream, packing up to `maxEventsPerMessage` of them per entry, and receives nothing.
+    /// A started bridge on `server` that publishes `Sequenced` events from its center (to a
+    /// stream by default), packing up to `maxEventsPerMessage` of them per message, and
+    /// receives nothing.
     private func packingPublisher(
-        _ server: RedisServer, errors: ErrorLog, maxEventsPerMessage: Int
+        _ server: RedisServer, errors: ErrorLog, maxEventsPerMessage: Int, mode: RedisBridge.Mode = .stream
     ) async throws -> (EventCenter, RedisBridge) {
         let center = EventCenter()
         var configuration = bridgeConfiguration(server, source: "p", errors: errors)
         configuration.maxEventsPerMessage = maxEventsPerMessage
         let bridge = RedisBridge(center: center, configuration: configuration)
-        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try bridge.carry(Sequenced.self, mode: mode, direction: .outgoing)
         try await bridge.start()
         return (center, bridge)
     }
@@ -41,18 +42,13 @@ struct RedisBridgeBatchTests {
     func burstArrivesPacked(mode: RedisBridge.Mode) async throws {
         let server = try RedisServer()
         let errors = ErrorLog()
-        let sending = EventCenter()
         let receiving = EventCenter()
-        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
-        configuration.maxEventsPerMessage = 16
-        let sender = RedisBridge(center: sending, configuration: configuration)
         // The receiver keeps the default: bridges read batches whatever they send.
         let receiver = RedisBridge(
             center: receiving, configuration: bridgeConfiguration(server, source: "c", errors: errors))
-        try sender.carry(Sequenced.self, mode: mode, direction: .outgoing)
         try receiver.carry(Sequenced.self, mode: mode, direction: .incoming)
         try await receiver.start()
-        try await sender.start()
+        let (sending, sender) = try await packingPublisher(server, errors: errors, maxEventsPerMessage: 16, mode: mode)
         let received = Log<(Int, RemoteOrigin?)>()
         let listener = receiving.listen(to: Sequenced.self) { event, sender in
             received.append((event.n, sender?.object(as: RemoteOrigin.self)))
