@@ -12,17 +12,17 @@ struct OutboundEnvelopeTests {
 
     /// Unusual text for every attribute the envelope escapes once and every one it writes per
     /// event: quotes, backslashes, slashes, control characters, non-ASCII text.
-    let tricky = "quote \" backslash \\ slash / newline \n bell \u{07} é 🎉"
+    static let tricky = "quote \" backslash \\ slash / newline \n bell \u{07} é 🎉"
 
     @Test(
         "An envelope writes exactly what CloudEvent.jsonBytes() writes for the same attributes",
-        arguments: [nil, "Checkout", "quote \" backslash \\ slash / newline \n bell \u{07} é 🎉"])
+        arguments: [nil, "Checkout", OutboundEnvelopeTests.tricky])
     func matchesJSONBytes(subject: String?) throws {
         let time = Date(timeIntervalSince1970: 1_796_026_502.125)
-        for (source, type) in [("shop/api-1", "com.example.order"), (tricky, tricky), ("s", "t")] {
+        for (source, type) in [("shop/api-1", "com.example.order"), (Self.tricky, Self.tricky), ("s", "t")] {
             let envelope = OutboundEnvelope(type: type, source: source, idPrefix: "9f3a-")
             for sequence in [0, 7, 1_234_567, UInt64.max] as [UInt64] {
-                let payload = Payload(n: Int(sequence % 1000), text: tricky)
+                let payload = Payload(n: Int(sequence % 1000), text: Self.tricky)
                 let written = try envelope.message(sequence: sequence, subject: subject, time: time) { output in
                     try OutboundEnvelope.appendData(payload, to: &output)
                 }
