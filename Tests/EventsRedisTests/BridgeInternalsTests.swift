@@ -4,8 +4,15 @@ import Testing
 
 @Suite("Bridge internals")
 struct BridgeInternalsTests {
-    func message(_ n: Int) -> OutboundMessage {
-        OutboundMessage(type: "t", id: "\(n)", key: "k", payload: Array("\(n)".utf8))
+    /// Keeps the routes of the messages these tests make, for the whole run: a message's route
+    /// must outlive it, and the queues under test come and go.
+    static let routes = PublishQueue(capacity: 1)
+
+    /// Message `n`, with the id "n".
+    func message(_ n: Int, key: String = "k", bytes: Int? = nil) -> OutboundMessage {
+        OutboundMessage(
+            route: Self.routes.route(type: "t", key: key, idPrefix: ""), idNumber: UInt64(n),
+            payload: bytes.map { Array(repeating: 0x61, count: $0) } ?? Array("\(n)".utf8))
     }
 
     @Test("The publish queue is bounded, keeps order and hands out batches until removed")
@@ -18,6 +25,22 @@ struct BridgeInternalsTests {
         queue.removeFirst(2)
         #expect(queue.enqueue(message(5)))
         #expect(queue.peekBatch(limit: 10).map(\.id) == ["3", "5"])
+    }
+
+    @Test("A queue makes one route per type, key and id prefix, and a message reads its id, type and key from it")
+    func publishQueueRoutes() {
+        let queue = PublishQueue(capacity: 4)
+        let route = queue.route(type: "order-placed", key: "events:orders", idPrefix: "9f3a-")
+        #expect(queue.route(type: "order-placed", key: "events:orders", idPrefix: "9f3a-") === route)
+        #expect(queue.route(type: "order-placed", key: "events:other", idPrefix: "9f3a-") !== route)
+        #expect(queue.route(type: "order-shipped", key: "events:orders", idPrefix: "9f3a-") !== route)
+        #expect(queue.route(type: "order-placed", key: "events:orders", idPrefix: "77c1-") !== route)
+        #expect(queue.enqueue(OutboundMessage(route: route, idNumber: 41, payload: [1, 2, 3])))
+        let queued = queue.peekBatch(limit: 1)
+        #expect(queued.map(\.id) == ["9f3a-41"])
+        #expect(queued.map(\.type) == ["order-placed"])
+        #expect(queued.map(\.key) == ["events:orders"])
+        #expect(queued.map(\.payload) == [[1, 2, 3]])
     }
 
     @Test("Refused messages stay at the head, in order, ahead of newer ones")
@@ -153,7 +176,7 @@ struct BridgeInternalsTests {
     @Test("The publisher packs runs of messages for one key, up to the event and byte limits")
     func commandsGroupMessages() {
         func message(_ key: String, bytes: Int = 10) -> OutboundMessage {
-            OutboundMessage(type: "t", id: "i", key: key, payload: Array(repeating: 0x61, count: bytes))
+            self.message(0, key: key, bytes: bytes)
         }
         let batch = ["a", "a", "a", "a", "b", "a"].map { message($0) }
         #expect(Publisher.commands(for: batch, maxEventsPerMessage: 1) == (0..<6).map { $0..<($0 + 1) })

@@ -55,10 +55,11 @@ struct CarriedEvent: Sendable {
             wireType: E.wireName, mode: mode, key: key,
             listen: { center, outbound in
                 let envelope = outbound.envelope(type: E.wireName)
+                let route = outbound.route(type: E.wireName, mode: mode, key: key)
                 return center.listen(to: E.self) { event, sender in
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
-                    outbound.publish(envelope, mode: mode, key: key, sender: sender) { output in
+                    outbound.publish(envelope, route: route, mode: mode, sender: sender) { output in
                         try OutboundEnvelope.appendData(event, to: &output)
                     }
                 }
@@ -139,9 +140,10 @@ struct CarriedEvent: Sendable {
     ) -> @Sendable (EventCenter, Outbound) -> Subscription {
         { center, outbound in
             let envelope = outbound.envelope(type: name.rawValue)
+            let route = outbound.route(type: name.rawValue, mode: mode, key: key)
             return center.listen(to: name) { event in
                 guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
-                outbound.publish(envelope, mode: mode, key: key, sender: event.sender) { output in
+                outbound.publish(envelope, route: route, mode: mode, sender: event.sender) { output in
                     try appendData(event, &output)
                 }
             }

@@ -37,10 +37,20 @@ final class Outbound: Sendable {
         OutboundEnvelope(type: type, source: source, idPrefix: idPrefix)
     }
 
-    /// Publishes one locally dispatched event: `appendData` appends its `data` member (see
-    /// `OutboundEnvelope.message`).
+    /// Where the messages of the carried type `type` go: made once per carried event, by the
+    /// queue of `mode`, which keeps it.
+    func route(type: String, mode: RedisBridge.Mode, key: String) -> OutboundRoute {
+        queue(mode).route(type: type, key: key, idPrefix: idPrefix)
+    }
+
+    private func queue(_ mode: RedisBridge.Mode) -> PublishQueue {
+        mode == .pubSub ? pubSubQueue : streamQueue
+    }
+
+    /// Publishes one locally dispatched event along `route` (from `route(type:mode:key:)` with
+    /// the same `mode`): `appendData` appends its `data` member (see `OutboundEnvelope.message`).
     func publish(
-        _ envelope: OutboundEnvelope, mode: RedisBridge.Mode, key: String, sender: Sender?,
+        _ envelope: OutboundEnvelope, route: OutboundRoute, mode: RedisBridge.Mode, sender: Sender?,
         appendData: (inout [UInt8]) throws -> Void
     ) {
         let sequence = nextID.wrappingAdd(1, ordering: .relaxed).newValue
@@ -55,9 +65,8 @@ final class Outbound: Sendable {
             report(.cannotEncode(type: envelope.type, reason: String(describing: error)))
             return
         }
-        let message = OutboundMessage(
-            type: envelope.type, idPrefix: idPrefix, idNumber: sequence, key: key, payload: payload)
-        let queue = mode == .pubSub ? pubSubQueue : streamQueue
+        let message = OutboundMessage(route: route, idNumber: sequence, payload: payload)
+        let queue = queue(mode)
         if !queue.enqueue(message) {
             counters.rejectedBufferFull.increment()
             report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))

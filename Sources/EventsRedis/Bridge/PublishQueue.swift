@@ -1,35 +1,5 @@
 import Events
 
-/// One event waiting to be published: its encoded CloudEvent and where it goes.
-struct OutboundMessage: Sendable {
-    let type: String
-    let key: String
-    let payload: [UInt8]
-    /// The id, or its prefix when `idNumber` is set: the id string is made only for a report.
-    private let idText: String
-    private let idNumber: UInt64?
-
-    /// The event's CloudEvents id.
-    var id: String { idNumber.map { idText + String($0) } ?? idText }
-
-    init(type: String, id: String, key: String, payload: [UInt8]) {
-        self.type = type
-        self.key = key
-        self.payload = payload
-        idText = id
-        idNumber = nil
-    }
-
-    /// A message whose id is `idPrefix` followed by the decimal digits of `idNumber`.
-    init(type: String, idPrefix: String, idNumber: UInt64, key: String, payload: [UInt8]) {
-        self.type = type
-        self.key = key
-        self.payload = payload
-        idText = idPrefix
-        self.idNumber = idNumber
-    }
-}
-
 /// A bounded FIFO of messages waiting for Redis, read by one ``Publisher``.
 ///
 /// A message stays in the queue until the publisher has a verdict for it (acknowledged, or given
@@ -58,6 +28,9 @@ final class PublishQueue: Sendable {
         var waker: (@Sendable () -> Void)?
         var flushWaiters: [(id: Int, through: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextFlushWaiterID = 0
+        /// Every route made for this queue's messages, kept for as long as the queue (see
+        /// `OutboundMessage.route`); one per type, key and prefix, however often it is asked for.
+        var routes: [RouteKey: OutboundRoute] = [:]
 
         /// Where the message `offset` places after the head lies in `slots`.
         func position(_ offset: Int) -> Int {
@@ -71,9 +44,10 @@ final class PublishQueue: Sendable {
 
         mutating func append(_ slot: Slot) {
             if count == slots.count {
-                // Twice the room, the messages laid out from the start again.
+                // Twice the room, the messages moved (not copied: no retain and release of
+                // each) and laid out from the start again.
                 var larger = [Slot?](repeating: nil, count: max(16, slots.count * 2))
-                for offset in 0..<count { larger[offset] = self[offset] }
+                for offset in 0..<count { swap(&larger[offset], &slots[position(offset)]) }
                 slots = larger
                 head = 0
             }
@@ -93,6 +67,12 @@ final class PublishQueue: Sendable {
         var gone: Int { closed || count == 0 ? enqueued : self[0].sequence }
     }
 
+    private struct RouteKey: Hashable {
+        let type: String
+        let key: String
+        let idPrefix: String
+    }
+
     let capacity: Int
     private let lock = Lock()
     // Guarded by `lock`, which also makes every access exclusive: `@exclusivity(unchecked)`
@@ -102,6 +82,19 @@ final class PublishQueue: Sendable {
     init(capacity: Int) {
         precondition(capacity > 0, "the publish buffer needs room for at least one event")
         self.capacity = capacity
+    }
+
+    /// The route for messages of `type` to `key` with ids starting with `idPrefix`, which this
+    /// queue keeps for as long as it exists (a message does not keep its route: see
+    /// `OutboundMessage.route`).
+    func route(type: String, key: String, idPrefix: String) -> OutboundRoute {
+        lock.withLock {
+            let routeKey = RouteKey(type: type, key: key, idPrefix: idPrefix)
+            if let route = state.routes[routeKey] { return route }
+            let route = OutboundRoute(type: type, key: key, idPrefix: idPrefix)
+            state.routes[routeKey] = route
+            return route
+        }
     }
 
     /// Sets what runs after every enqueue (the publisher picking the message up).
