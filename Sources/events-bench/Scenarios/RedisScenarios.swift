@@ -17,6 +17,10 @@ import Synchronization
 //
 // The server: a private redis-server started for the run (append-only file on, fsync every
 // second, as a production Streams setup would be) when the binary is present, else $REDIS_URL.
+// Its automatic rewrites of the append-only file are off, and each measurement deletes its keys
+// when it ends: a rewrite is a forked child that takes one of the two cores for a while, and
+// with the data of every earlier measurement kept, two rewrites fell into each run of the
+// Streams throughput scenario, at random into one row's burst or another's.
 
 struct BenchPing: RemoteEvent {
     static let wireName = "bench.ping"
@@ -56,7 +60,9 @@ final class BenchRedis {
         let result: Result<BenchRedis, BenchSkip>
         if RedisServer.executable != nil {
             do {
-                let server = try RedisServer(extraArguments: ["--appendfsync", "everysec"])
+                let server = try RedisServer(extraArguments: [
+                    "--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "0",
+                ])
                 result = .success(BenchRedis(configuration: server.configuration, server: server))
             } catch {
                 result = .failure(BenchSkip(reason: "could not start redis-server: \(error)"))
@@ -83,6 +89,28 @@ final class BenchRedis {
         runCount += 1
         return "\(benchPrefix)\(base):\(getpid()):\(runCount)"
     }
+}
+
+/// Closes `path`, then deletes every key this process made on the server, so that the data set
+/// never holds more than the measurement running. (`SCAN`, not `KEYS`: with $REDIS_URL the
+/// server may be one that others use.)
+@MainActor
+private func finish(_ path: any RedisPath, on redis: BenchRedis) async {
+    await path.close()
+    let client = RedisClient(redis.configuration)
+    defer { client.close() }
+    var cursor = "0"
+    repeat {
+        guard
+            let reply = try? await client.send(
+                "SCAN", RedisArgument(cursor), "MATCH", RedisArgument("\(benchPrefix)*:\(getpid()):*"), "COUNT",
+                "1000"),
+            let parts = reply.array, parts.count == 2, let next = parts[0].string,
+            let keys = parts[1].array?.compactMap(\.string)
+        else { return }
+        if !keys.isEmpty { _ = try? await client.send(["DEL"] + keys.map { RedisArgument($0) }) }
+        cursor = next
+    } while cursor != "0"
 }
 
 struct BenchSkip: Error {
@@ -493,11 +521,11 @@ func redisLatencyScenario(mode: RedisBridge.Mode, effort: Effort) async -> Scena
                     : try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
                 _ = await latencies(rawPath, count: count / 10)  // warm-up
                 raw.append(await latencies(rawPath, count: count))
-                await rawPath.close()
+                await finish(rawPath, on: redis)
                 let bridgePath = try await BridgePath(redis, mode: mode)
                 _ = await latencies(bridgePath, count: count / 10)
                 bridged.append(await latencies(bridgePath, count: count))
-                await bridgePath.close()
+                await finish(bridgePath, on: redis)
             }
             func figures(_ runs: [[Double]]) -> LatencyFigures {
                 LatencyFigures(
@@ -564,22 +592,22 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     : try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
                 _ = await throughput(rawPath, count: count / 10, redis: infoClient)
                 raw.append(await throughput(rawPath, count: count, redis: infoClient))
-                await rawPath.close()
+                await finish(rawPath, on: redis)
                 let codablePath: any RedisPath =
                     mode == .pubSub
                     ? try await RawPubSub(redis, payloads: .foundationCodable)
                     : try await RawStream(redis, payloads: .foundationCodable)
                 _ = await throughput(codablePath, count: count / 10, redis: infoClient)
                 codable.append(await throughput(codablePath, count: count, redis: infoClient))
-                await codablePath.close()
+                await finish(codablePath, on: redis)
                 let bridgePath = try await BridgePath(redis, mode: mode)
                 _ = await throughput(bridgePath, count: count / 10, redis: infoClient)
                 bridged.append(await throughput(bridgePath, count: count, redis: infoClient))
-                await bridgePath.close()
+                await finish(bridgePath, on: redis)
                 let packedPath = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
                 _ = await throughput(packedPath, count: count / 10, redis: infoClient)
                 packed.append(await throughput(packedPath, count: count, redis: infoClient))
-                await packedPath.close()
+                await finish(packedPath, on: redis)
             }
             let rawFigure = median(raw.map(\.wall))
             let codableFigure = median(codable.map(\.wall))
