@@ -577,38 +577,37 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         ]
     case .success(let redis):
         let count = effort.isQuick ? 500 : 20_000
-        let rounds = effort.isQuick ? 1 : 3
-        var raw: [BurstCost] = []
-        var codable: [BurstCost] = []
-        var bridged: [BurstCost] = []
-        var packed: [BurstCost] = []
+        // Five rounds: a burst lasts a few tenths of a second, and whatever else the machine
+        // does meanwhile (Redis's fsync of its append-only file, once a second, among it) falls
+        // into some bursts and not others.
+        let rounds = effort.isQuick ? 1 : 5
+        var costs: [[BurstCost]] = [[], [], [], []]
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
         do {
-            for _ in 0..<rounds {
-                let rawPath: any RedisPath =
-                    mode == .pubSub
-                    ? try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
-                    : try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
-                _ = await throughput(rawPath, count: count / 10, redis: infoClient)
-                raw.append(await throughput(rawPath, count: count, redis: infoClient))
-                await finish(rawPath, on: redis)
-                let codablePath: any RedisPath =
-                    mode == .pubSub
-                    ? try await RawPubSub(redis, payloads: .foundationCodable)
-                    : try await RawStream(redis, payloads: .foundationCodable)
-                _ = await throughput(codablePath, count: count / 10, redis: infoClient)
-                codable.append(await throughput(codablePath, count: count, redis: infoClient))
-                await finish(codablePath, on: redis)
-                let bridgePath = try await BridgePath(redis, mode: mode)
-                _ = await throughput(bridgePath, count: count / 10, redis: infoClient)
-                bridged.append(await throughput(bridgePath, count: count, redis: infoClient))
-                await finish(bridgePath, on: redis)
-                let packedPath = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
-                _ = await throughput(packedPath, count: count / 10, redis: infoClient)
-                packed.append(await throughput(packedPath, count: count, redis: infoClient))
-                await finish(packedPath, on: redis)
+            for round in 0..<rounds {
+                // The four contenders in turn, in reverse order every other round: the server's
+                // state drifts during a run (its append-only file only grows), and no contender
+                // should always come last.
+                let order = round.isMultiple(of: 2) ? [0, 1, 2, 3] : [3, 2, 1, 0]
+                for contender in order {
+                    let path: any RedisPath
+                    switch (contender, mode) {
+                    case (0, .pubSub):
+                        path = try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
+                    case (0, .stream):
+                        path = try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
+                    case (1, .pubSub): path = try await RawPubSub(redis, payloads: .foundationCodable)
+                    case (1, .stream): path = try await RawStream(redis, payloads: .foundationCodable)
+                    case (2, _): path = try await BridgePath(redis, mode: mode)
+                    default: path = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
+                    }
+                    _ = await throughput(path, count: count / 10, redis: infoClient)
+                    costs[contender].append(await throughput(path, count: count, redis: infoClient))
+                    await finish(path, on: redis)
+                }
             }
+            let (raw, codable, bridged, packed) = (costs[0], costs[1], costs[2], costs[3])
             let rawFigure = median(raw.map(\.wall))
             let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
