@@ -36,11 +36,14 @@ struct BridgeInternalsTests {
         #expect(queue.route(type: "order-shipped", key: "events:orders", idPrefix: "9f3a-") !== route)
         #expect(queue.route(type: "order-placed", key: "events:orders", idPrefix: "77c1-") !== route)
         #expect(queue.enqueue(OutboundMessage(route: route, idNumber: 41, payload: [1, 2, 3])))
-        let queued = queue.peekBatch(limit: 1)
-        #expect(queued.map(\.id) == ["9f3a-41"])
-        #expect(queued.map(\.type) == ["order-placed"])
-        #expect(queued.map(\.key) == ["events:orders"])
-        #expect(queued.map(\.payload) == [[1, 2, 3]])
+        // The messages read their route, which the queue keeps: the queue must outlive the reads.
+        withExtendedLifetime(queue) {
+            let queued = queue.peekBatch(limit: 1)
+            #expect(queued.map(\.id) == ["9f3a-41"])
+            #expect(queued.map(\.type) == ["order-placed"])
+            #expect(queued.map(\.key) == ["events:orders"])
+            #expect(queued.map(\.payload) == [[1, 2, 3]])
+        }
     }
 
     @Test("Refused messages stay at the head, in order, ahead of newer ones")
