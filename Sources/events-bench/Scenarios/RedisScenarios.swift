@@ -581,7 +581,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         // does meanwhile (Redis's fsync of its append-only file, once a second, among it) falls
         // into some bursts and not others.
         let rounds = effort.isQuick ? 1 : 5
-        var costs: [[BurstCost]] = [[], [], [], []]
+        enum Contender: CaseIterable { case raw, codable, bridge, packed }
+        var costs: [Contender: [BurstCost]] = [:]
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
         do {
@@ -589,25 +590,25 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                 // The four contenders in turn, in reverse order every other round: the server's
                 // state drifts during a run (its append-only file only grows), and no contender
                 // should always come last.
-                let order = round.isMultiple(of: 2) ? [0, 1, 2, 3] : [3, 2, 1, 0]
+                let order = round.isMultiple(of: 2) ? Contender.allCases : Contender.allCases.reversed()
                 for contender in order {
                     let path: any RedisPath
                     switch (contender, mode) {
-                    case (0, .pubSub):
+                    case (.raw, .pubSub):
                         path = try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
-                    case (0, .stream):
+                    case (.raw, .stream):
                         path = try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
-                    case (1, .pubSub): path = try await RawPubSub(redis, payloads: .foundationCodable)
-                    case (1, .stream): path = try await RawStream(redis, payloads: .foundationCodable)
-                    case (2, _): path = try await BridgePath(redis, mode: mode)
-                    default: path = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
+                    case (.codable, .pubSub): path = try await RawPubSub(redis, payloads: .foundationCodable)
+                    case (.codable, .stream): path = try await RawStream(redis, payloads: .foundationCodable)
+                    case (.bridge, _): path = try await BridgePath(redis, mode: mode)
+                    case (.packed, _): path = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
                     }
                     _ = await throughput(path, count: count / 10, redis: infoClient)
-                    costs[contender].append(await throughput(path, count: count, redis: infoClient))
+                    costs[contender, default: []].append(await throughput(path, count: count, redis: infoClient))
                     await finish(path, on: redis)
                 }
             }
-            let (raw, codable, bridged, packed) = (costs[0], costs[1], costs[2], costs[3])
+            let (raw, codable, bridged, packed) = (costs[.raw]!, costs[.codable]!, costs[.bridge]!, costs[.packed]!)
             let rawFigure = median(raw.map(\.wall))
             let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
