@@ -241,9 +241,87 @@ struct BridgeInternalsTests {
             }
             let answer = window.recordFirstSighting(source: source, id: id)
             #expect(answer == expected, "step \(step): \(source)/\(id)")
-            if answer != expected { break }
+            let remembered = window.remembered.map { $0.source + "/" + $0.id }
+            #expect(remembered == model, "step \(step): the remembered identities differ")
+            if answer != expected || remembered != model { break }
         }
         #expect(window.count == model.count)
+    }
+
+    @Test(
+        "The deduplication window remembers identities of any length, as a plain list of the last ones would",
+        arguments: [(1, 1024), (3, 1024), (17, 1024), (100, 1024), (1, 1), (2, 8), (3, 16), (5, 24)])
+    func deduplicationOfLongIdentities(capacity: Int, arenaSize: Int) {
+        // With the usual first arena, short and long identities mixed (1 to 8 bytes, or 100 to
+        // 400) make the store of their bytes wrap around and grow while it holds identities.
+        // With a tiny one, short identities alone keep it full: every way a new identity can
+        // fit, or not, at either end happens over and over.
+        var generator = SeededGenerator(seed: UInt64(capacity) &* 131 &+ UInt64(arenaSize))
+        let pool = (0..<(capacity * 3 + 2)).map { index in
+            let long = arenaSize >= 1024 && index % 3 == 0
+            let length = long ? 100 + Int(generator.next() % 301) : 1 + Int(generator.next() % 8)
+            return (
+                source: ["a", "s\(index % 4)"][index % 2],
+                id: String(
+                    decoding: (0..<length).map { _ in UInt8(ascii: "a") + UInt8(generator.next() % 26) }, as: UTF8.self)
+            )
+        }
+        let window = DeduplicationWindow(capacity: capacity, arenaSize: arenaSize)
+        var model: [String] = []
+        for step in 0..<3_000 {
+            // A third of the time the oldest remembered identity, whose bytes are the first that
+            // new ones could overwrite.
+            let pick =
+                step % 3 == 0 && !model.isEmpty
+                ? pool.firstIndex { $0.source + "/" + $0.id == model[0] }! : Int(generator.next() % UInt64(pool.count))
+            let (source, id) = pool[pick]
+            let expected = !model.contains(source + "/" + id)
+            if expected {
+                model.append(source + "/" + id)
+                if model.count > capacity { model.removeFirst() }
+            }
+            let answer = window.recordFirstSighting(source: source, id: id)
+            #expect(answer == expected, "step \(step): \(source)/\(id.prefix(20))… (\(id.utf8.count) bytes)")
+            let remembered = window.remembered.map { $0.source + "/" + $0.id }
+            #expect(remembered == model, "step \(step): the remembered bytes differ")
+            if answer != expected || remembered != model { break }
+        }
+        #expect(window.count == model.count)
+    }
+
+    @Test(
+        "The deduplication window's byte store never overwrites a live identity at its edges",
+        arguments: [
+            // Source "s" and ids of 3 or 4 bytes: identities of 4 and 5 bytes in a 12-byte store.
+            // The 5-byte one comes when the room at the end is too small and the room at the
+            // front is 4 bytes ...
+            ["abc", "def", "ghi", "jklm"],
+            // ... or after wrapping, when the room between the newest and the oldest is 4 bytes.
+            ["abc", "def", "ghi", "jkl", "mnop"],
+            // Exact fits at the front and in the middle.
+            ["abc", "def", "ghi", "jkl", "mno", "pqr", "stu"],
+        ])
+    func deduplicationStoreEdges(ids: [String]) {
+        let window = DeduplicationWindow(capacity: 3, arenaSize: 12)
+        for (index, id) in ids.enumerated() {
+            #expect(window.recordFirstSighting(source: "s", id: id))
+            let live = Array(ids[max(0, index - 2)...index])
+            #expect(window.remembered.map(\.id) == live, "after \(id)")
+            for known in live { #expect(!window.recordFirstSighting(source: "s", id: known), "\(known) after \(id)") }
+        }
+    }
+
+    @Test("The deduplication window compares identities byte for byte")
+    func deduplicationComparesBytes() {
+        let window = DeduplicationWindow(capacity: 10)
+        #expect(window.recordFirstSighting(source: "a", id: "caf\u{E9}"))
+        // The same text to `==` (canonically equivalent), but other bytes: another id.
+        #expect(window.recordFirstSighting(source: "a", id: "cafe\u{301}"))
+        #expect(!window.recordFirstSighting(source: "a", id: "caf\u{E9}"))
+        // The source's and the id's bytes do not run together.
+        #expect(window.recordFirstSighting(source: "ab", id: "c"))
+        #expect(window.recordFirstSighting(source: "a", id: "bc"))
+        #expect(!window.recordFirstSighting(source: "ab", id: "c"))
     }
 
     @Test("Stream replies are read into entries; deleted entries and foreign fields are recognised")
