@@ -89,7 +89,7 @@ final class Publisher: Sendable {
         let commands = Self.commands(
             for: batch, maxEventsPerMessage: maxEventsPerMessage,
             byteLimit: min(Self.packedMessageByteLimit, client.configuration.limits.maxBulkBytes))
-        client.pipeline(.encoded(encode(batch, commands), count: commands.count)) { result in
+        client.pipeline(.written(count: commands.count) { self.encode(batch, commands, into: &$0) }) { result in
             self.complete(batch, commands, result)
         }
     }
@@ -118,13 +118,13 @@ final class Publisher: Sendable {
         return commands
     }
 
-    /// The batch's commands (`PUBLISH key payload` or `XADD key * event payload`), written in
-    /// RESP straight into one buffer: building each as an array of arguments cost an allocation
-    /// per event, kept until the replies came back. A command carrying several messages sends
-    /// them as one CloudEvents batch; one carrying a single message sends it as it is.
-    private func encode(_ batch: [OutboundMessage], _ commands: [Range<Int>]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + $1.key.utf8.count + 64 })
+    /// Appends the batch's commands (`PUBLISH key payload` or `XADD key * event payload`) in
+    /// RESP to `bytes` (the connection's write buffer): building each as an array of arguments
+    /// cost an allocation per event, kept until the replies came back. A command carrying
+    /// several messages sends them as one CloudEvents batch; one carrying a single message
+    /// sends it as it is.
+    private func encode(_ batch: [OutboundMessage], _ commands: [Range<Int>], into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + batch.reduce(0) { $0 + $1.payload.count + $1.key.utf8.count + 64 })
         for command in commands {
             switch mode {
             case .pubSub:
@@ -150,7 +150,6 @@ final class Publisher: Sendable {
                 }
             }
         }
-        return bytes
     }
 
     /// No batch is sent after this; one in flight completes without a successor.

@@ -18,17 +18,24 @@ struct RedisClientRequest: Sendable {
         case verbatimLast(CheckedContinuation<Result<([RESPValue], [UInt8]), RedisError>, Never>)
     }
 
-    /// What to send: commands, or commands already written in RESP.
+    /// What to send: commands, commands already written in RESP, or a function that writes
+    /// them.
     enum Commands: Sendable {
         case arguments([[RedisArgument]])
         /// `count` commands, encoded (see ``RESPEncoder/appendCommandHeader(argumentCount:to:)``).
         case encoded([UInt8], count: Int)
+        /// `count` commands that `write` appends in RESP to the connection's write buffer, on
+        /// the client's thread: a large pipeline is written once, into a buffer the connection
+        /// keeps, rather than into an array of its own first (a fresh array of a few hundred
+        /// kilobytes per batch touched fresh pages every time, and was then copied).
+        case written(count: Int, write: @Sendable (inout [UInt8]) -> Void)
 
         /// How many commands, so how many replies.
         var count: Int {
             switch self {
             case .arguments(let arguments): arguments.count
             case .encoded(_, let count): count
+            case .written(let count, _): count
             }
         }
 
@@ -37,6 +44,7 @@ struct RedisClientRequest: Sendable {
             switch self {
             case .arguments(let arguments): RESPEncoder.encode(arguments, into: &buffer)
             case .encoded(let bytes, _): buffer.append(contentsOf: bytes)
+            case .written(_, let write): write(&buffer)
             }
         }
     }
