@@ -10,16 +10,17 @@ extension StreamConsumer {
     /// is built as a value and read by ``entries(fromRead:)``, so it gives the same entries or
     /// the same error; an error reply throws ``RedisError/server(_:)``.
     static func entries(fromVerbatimRead reply: [UInt8]) throws(RedisError) -> [Entry] {
-        let walked: [Entry]? = reply.withUnsafeBufferPointer { bytes in
-            walkRead(RESPScanner(bytes: bytes, limits: RESPLimits()))
-        }
-        if let walked { return walked }
-        let value: RESPValue = reply.withUnsafeBufferPointer { bytes in
-            var cursor = 0
-            return RESPScanner(bytes: bytes, limits: RESPLimits()).build(at: &cursor)
-        }
-        if case .error(let text) = value { throw RedisError.server(text) }
-        return try entries(fromRead: value)
+        try reply.withUnsafeBufferPointer { bytes throws(RedisError) in try entries(fromVerbatimRead: bytes).get() }
+    }
+
+    /// ``entries(fromVerbatimRead:)`` from the reply's bytes where they lie (the client's read
+    /// buffer), as a result, for a reader on the client's thread.
+    static func entries(fromVerbatimRead bytes: UnsafeBufferPointer<UInt8>) -> Result<[Entry], RedisError> {
+        if let walked = walkRead(RESPScanner(bytes: bytes, limits: RESPLimits())) { return .success(walked) }
+        var cursor = 0
+        let value = RESPScanner(bytes: bytes, limits: RESPLimits()).build(at: &cursor)
+        if case .error(let text) = value { return .failure(.server(text)) }
+        return Result { () throws(RedisError) in try entries(fromRead: value) }
     }
 
     /// The usual XREADGROUP reply, `[[key, [[id, [field, value, ...]], ...]], ...]` with bulk

@@ -230,12 +230,15 @@ struct StreamConsumer: Sendable {
     func readNew(acknowledging acknowledgements: [String: [String]]) async throws(RedisError) -> [Entry] {
         let block = configuration.readBlock
         let commands = acknowledgeCommands(acknowledgements) + [readCommand(ids: keys.map { _ in ">" }, block: block)]
-        let (acknowledged, read) = try await client.pipelineKeepingLastReplyVerbatim(
-            commands, timeout: block + configuration.redis.replyTimeout)
+        // The read's reply is walked where the client received it: copying it out first cost a
+        // fresh buffer of a few hundred kilobytes per read.
+        let (acknowledged, read) = try await client.pipeline(
+            commands, timeout: block + configuration.redis.replyTimeout,
+            parsingLastReply: { Self.entries(fromVerbatimRead: $0) })
         for reply in acknowledged {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
-        return try Self.entries(fromVerbatimRead: read)
+        return try read.get()
     }
 
     private func readCommand(ids: [String], block: Duration?) -> [RedisArgument] {

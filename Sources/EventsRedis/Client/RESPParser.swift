@@ -56,7 +56,13 @@ struct RESPParser {
     /// it; nil when more bytes are needed. For a reply its reader walks in place (see
     /// ``RESPScanner``) rather than as a tree of values.
     mutating func nextVerbatim() throws(RedisError) -> [UInt8]? {
-        try nextComplete { scanner, start, end in Array(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])) }
+        try nextParsed { Array($0) }
+    }
+
+    /// The next complete value's RESP bytes, validated as ``next()`` validates them, handed to
+    /// `parse` in place (borrowed from the buffer: no copy); nil when more bytes are needed.
+    mutating func nextParsed<T>(_ parse: (UnsafeBufferPointer<UInt8>) -> T) throws(RedisError) -> T? {
+        try nextComplete { scanner, start, end in parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])) }
     }
 
     /// What ``nextFrame(message:)`` returns: a Pub/Sub `message` frame made by the caller from

@@ -45,14 +45,15 @@ extension RedisClient {
         for (index, request) in batch.enumerated() {
             var replies: [RESPValue] = []
             replies.reserveCapacity(request.commands.count)
-            var verbatim: [UInt8] = []
+            var last: (any Sendable)?
             do throws(RedisError) {
-                let valueCount = request.commands.count - (request.wantsLastReplyVerbatim ? 1 : 0)
+                let parseLast = request.lastReplyParser
+                let valueCount = request.commands.count - (parseLast == nil ? 0 : 1)
                 for _ in 0..<valueCount {
                     replies.append(try connection.readReply(timeout: request.timeout))
                 }
-                if request.wantsLastReplyVerbatim {
-                    verbatim = try connection.readVerbatimReply(timeout: request.timeout)
+                if let parseLast {
+                    last = try connection.readReply(timeout: request.timeout, parsing: parseLast)
                 }
             } catch {
                 releaseConnection()
@@ -62,7 +63,7 @@ extension RedisClient {
                 for later in batch[(index + 1)...] { later.fail(behind) }
                 return
             }
-            request.succeed(replies, verbatim: verbatim)
+            request.succeed(replies, last: last)
         }
     }
 

@@ -118,10 +118,23 @@ public final class RedisClient: Sendable {
     nonisolated(nonsending) func pipelineKeepingLastReplyVerbatim(
         _ commands: [[RedisArgument]], timeout: Duration? = nil
     ) async throws(RedisError) -> (replies: [RESPValue], last: [UInt8]) {
+        try await pipeline(commands, timeout: timeout, parsingLastReply: { Array($0) })
+    }
+
+    /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
+    /// of all but the last as values, and what `parse` makes of the last one's RESP bytes,
+    /// read in place on the client's thread (a stream read of hundreds of entries is neither
+    /// built as a tree of values nor copied first). `commands` must not be empty.
+    nonisolated(nonsending) func pipeline<Last: Sendable>(
+        _ commands: [[RedisArgument]], timeout: Duration? = nil,
+        parsingLastReply parse: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Last
+    ) async throws(RedisError) -> (replies: [RESPValue], last: Last) {
         precondition(!commands.isEmpty, "a pipeline needs a last command")
-        let (replies, last) = try await call(
-            commands, timeout: timeout, completion: RedisClientRequest.Completion.verbatimLast)
-        return (replies, last)
+        let (replies, last) = try await call(commands, timeout: timeout) { continuation in
+            RedisClientRequest.Completion.parsingLast(parse: parse, continuation)
+        }
+        // What `parse` returned, handed through the request as `any Sendable`.
+        return (replies, last as! Last)
     }
 
     /// Queues `commands` and waits for the outcome that the completion made by `completion`

@@ -13,9 +13,11 @@ struct RedisClientRequest: Sendable {
         case pipeline(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
         /// Several commands, completed by a callback on the client's queue (no task to resume).
         case callback(@Sendable (Result<[RESPValue], RedisError>) -> Void)
-        /// Several commands, the last one's reply delivered as its RESP bytes, verbatim (see
-        /// ``RESPParser/nextVerbatim()``), after the others' replies.
-        case verbatimLast(CheckedContinuation<Result<([RESPValue], [UInt8]), RedisError>, Never>)
+        /// Several commands, the last one's reply read by `parse` from its RESP bytes in place
+        /// (see ``RESPParser/nextParsed(_:)``), after the others' replies as values.
+        case parsingLast(
+            parse: @Sendable (UnsafeBufferPointer<UInt8>) -> any Sendable,
+            CheckedContinuation<Result<([RESPValue], any Sendable), RedisError>, Never>)
     }
 
     /// What to send: commands, commands already written in RESP, or a function that writes
@@ -71,17 +73,18 @@ struct RedisClientRequest: Sendable {
         self.completion = completion
     }
 
-    /// Whether the last command's reply is read verbatim rather than as a value.
-    var wantsLastReplyVerbatim: Bool {
-        if case .verbatimLast = completion { return true }
-        return false
+    /// How the last command's reply is read, when not as a value.
+    var lastReplyParser: (@Sendable (UnsafeBufferPointer<UInt8>) -> any Sendable)? {
+        if case .parsingLast(let parse, _) = completion { return parse }
+        return nil
     }
 
-    /// Completes with `replies`; for `verbatimLast`, `verbatim` is the last reply's bytes.
-    func succeed(_ replies: [RESPValue], verbatim: [UInt8] = []) {
+    /// Completes with `replies`; for `parsingLast`, `last` is what its parser made of the last
+    /// reply.
+    func succeed(_ replies: [RESPValue], last: (any Sendable)? = nil) {
         switch completion {
-        case .verbatimLast(let continuation):
-            continuation.resume(returning: .success((replies, verbatim)))
+        case .parsingLast(_, let continuation):
+            continuation.resume(returning: .success((replies, last ?? ())))
         case .single(let continuation):
             let reply = replies.first ?? .null
             if case .error(let message) = reply {
@@ -101,7 +104,7 @@ struct RedisClientRequest: Sendable {
         case .single(let continuation): continuation.resume(returning: .failure(error))
         case .pipeline(let continuation): continuation.resume(returning: .failure(error))
         case .callback(let body): body(.failure(error))
-        case .verbatimLast(let continuation): continuation.resume(returning: .failure(error))
+        case .parsingLast(_, let continuation): continuation.resume(returning: .failure(error))
         }
     }
 }

@@ -157,6 +157,14 @@ package final class RedisConnection {
         try read(timeout: timeout) { parser throws(RedisError) in try parser.nextVerbatim() }
     }
 
+    /// The next reply as `parse` reads it from its RESP bytes in place (see
+    /// ``RESPParser/nextParsed(_:)``); waits and fails as ``readReply(timeout:)`` does.
+    func readReply<T>(timeout: Duration? = nil, parsing parse: (UnsafeBufferPointer<UInt8>) -> T) throws(RedisError)
+        -> T
+    {
+        try read(timeout: timeout) { parser throws(RedisError) in try parser.nextParsed(parse) }
+    }
+
     /// The next reply as `parse` makes it, waiting up to `timeout` (nil: the configured
     /// `replyTimeout`), after which the connection closes and ``RedisError/timedOut(_:)`` is
     /// thrown.
