@@ -256,7 +256,7 @@ struct RedisClientTests {
         var bytes: [UInt8] = []
         RESPEncoder.encode([["SET", "k", "1"], ["INCR", "k"], ["GET", "missing", "extra"]], into: &bytes)
         let replies = await withCheckedContinuation { continuation in
-            client.pipeline(.encoded(bytes, count: 3)) { continuation.resume(returning: $0) }
+            client.pipeline(.encoded(bytes, count: 3), completion: { continuation.resume(returning: $0) })
         }
         let values = try replies.get()
         #expect(values.count == 3 && values[0] == .simpleString("OK") && values[1] == .integer(2))
@@ -265,5 +265,38 @@ struct RedisClientTests {
             return
         }
         #expect(try await client.send("GET", "k").string == "2", "the connection is in step after them")
+    }
+
+    @Test("commands written by a function go out in one pipeline; their replies come back as verdicts, in order")
+    func writtenPipelineWithVerdicts() async throws {
+        let server = try RedisServer()
+        let client = RedisClient(server.configuration)
+        defer { client.close() }
+        let commands: [[RedisArgument]] = [
+            ["SET", "k", "1"], ["XADD", "s", "*", "f", "v"], ["INCR", "s"], ["GET", "missing", "extra"], ["INCR", "k"],
+        ]
+        let verdicts = await withCheckedContinuation { continuation in
+            client.pipeline(
+                .written(count: commands.count) { RESPEncoder.encode(commands, into: &$0) },
+                verdicts: { continuation.resume(returning: $0) })
+        }
+        let values = try verdicts.get()
+        #expect(values.count == 5)
+        #expect(values[0] == .accepted && values[1] == .accepted && values[4] == .accepted)
+        // The texts are Redis's own error replies, without the leading "-" or the CRLF.
+        guard case .refused(let wrongType) = values[2], case .refused(let arity) = values[3] else {
+            Issue.record("expected two refusals, got \(values)")
+            return
+        }
+        #expect(wrongType.hasPrefix("WRONGTYPE "))
+        #expect(arity.hasPrefix("ERR ") && arity.contains("get") && !arity.hasSuffix("\r\n"))
+        #expect(try await client.send("GET", "k").string == "2", "the connection is in step after them")
+        client.close()
+        let closed = await withCheckedContinuation { continuation in
+            client.pipeline(
+                .encoded(Array("*1\r\n$4\r\nPING\r\n".utf8), count: 1), verdicts: { continuation.resume(returning: $0) }
+            )
+        }
+        #expect(throws: RedisError.clientClosed) { try closed.get() }
     }
 }

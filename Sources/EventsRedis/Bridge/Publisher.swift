@@ -89,9 +89,9 @@ final class Publisher: Sendable {
         let commands = Self.commands(
             for: batch, maxEventsPerMessage: maxEventsPerMessage,
             byteLimit: min(Self.packedMessageByteLimit, client.configuration.limits.maxBulkBytes))
-        client.pipeline(.written(count: commands.count) { self.encode(batch, commands, into: &$0) }) { result in
-            self.complete(batch, commands, result)
-        }
+        client.pipeline(
+            .written(count: commands.count) { self.encode(batch, commands, into: &$0) },
+            verdicts: { self.complete(batch, commands, $0) })
     }
 
     /// Which messages of `batch` each command carries: one each, or with `maxEventsPerMessage`
@@ -180,7 +180,7 @@ final class Publisher: Sendable {
     /// Settles `batch` by the replies to its `commands` (each reply settles the messages its
     /// command carried; a missing reply counts as a failure of its command).
     private func complete(
-        _ batch: [OutboundMessage], _ commands: [Range<Int>], _ result: Result<[RESPValue], RedisError>
+        _ batch: [OutboundMessage], _ commands: [Range<Int>], _ result: Result<[RESPVerdict], RedisError>
     ) {
         switch (mode, result) {
         case (_, .failure(.clientClosed)):
@@ -190,9 +190,9 @@ final class Publisher: Sendable {
             for (index, command) in commands.enumerated() {
                 let failure: RedisError? =
                     switch index < replies.count ? replies[index] : nil {
-                    case .error(let text): .server(text)
+                    case .refused(let text): .server(text)
                     case nil: .unexpectedReply(expected: "one reply per PUBLISH", got: "\(replies.count)")
-                    default: nil
+                    case .accepted: nil
                     }
                 if let failure {
                     for message in batch[command] {
@@ -216,14 +216,14 @@ final class Publisher: Sendable {
         case (.stream, .success(let replies)):
             let refusedCommands = commands.indices.filter { index in
                 guard index < replies.count else { return true }
-                if case .error = replies[index] { return true } else { return false }
+                return replies[index] != .accepted
             }
             let refused = refusedCommands.flatMap { Array(commands[$0]) }
             counters.published.increment(by: batch.count - refused.count)
             settle(batch, removing: batch.count, keeping: refused, retryLater: !refused.isEmpty)
             if let first = refusedCommands.first {
                 var cause = RedisError.unexpectedReply(expected: "one reply per XADD", got: "\(replies.count)")
-                if first < replies.count, case .error(let text) = replies[first] { cause = .server(text) }
+                if first < replies.count, case .refused(let text) = replies[first] { cause = .server(text) }
                 counters.redisErrors.increment()
                 report(.redis(cause))
                 failed()

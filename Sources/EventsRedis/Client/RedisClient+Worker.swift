@@ -43,18 +43,8 @@ extension RedisClient {
             return
         }
         for (index, request) in batch.enumerated() {
-            var replies: [RESPValue] = []
-            replies.reserveCapacity(request.commands.count)
-            var last: (any Sendable)?
             do throws(RedisError) {
-                let parseLast = request.lastReplyParser
-                let valueCount = request.commands.count - (parseLast == nil ? 0 : 1)
-                for _ in 0..<valueCount {
-                    replies.append(try connection.readReply(timeout: request.timeout))
-                }
-                if let parseLast {
-                    last = try connection.readReply(timeout: request.timeout, parsing: parseLast)
-                }
+                try complete(request, readingFrom: connection)
             } catch {
                 releaseConnection()
                 request.fail(mapped(error))
@@ -63,8 +53,33 @@ extension RedisClient {
                 for later in batch[(index + 1)...] { later.fail(behind) }
                 return
             }
-            request.succeed(replies, last: last)
         }
+    }
+
+    /// Reads the request's replies and completes it with them; throws, leaving the request to
+    /// the caller, when reading fails.
+    private func complete(_ request: RedisClientRequest, readingFrom connection: RedisConnection) throws(RedisError) {
+        if case .verdicts(let body) = request.completion {
+            var verdicts: [RESPVerdict] = []
+            verdicts.reserveCapacity(request.commands.count)
+            for _ in 0..<request.commands.count {
+                verdicts.append(try connection.readReply(timeout: request.timeout, parsing: RESPVerdict.init(reply:)))
+            }
+            body(.success(verdicts))
+            return
+        }
+        var replies: [RESPValue] = []
+        replies.reserveCapacity(request.commands.count)
+        var last: (any Sendable)?
+        let parseLast = request.lastReplyParser
+        let valueCount = request.commands.count - (parseLast == nil ? 0 : 1)
+        for _ in 0..<valueCount {
+            replies.append(try connection.readReply(timeout: request.timeout))
+        }
+        if let parseLast {
+            last = try connection.readReply(timeout: request.timeout, parsing: parseLast)
+        }
+        request.succeed(replies, last: last)
     }
 
     /// Makes a newly opened connection the worker's, publishing its socket so that `close()`

@@ -201,6 +201,23 @@ public final class RedisClient: Sendable {
                 completion: .callback(completion)))
     }
 
+    /// ``pipeline(_:timeout:completion:)`` for a caller that only needs to know which commands
+    /// were refused: each reply comes as a ``RESPVerdict``, and none is built as a value (an
+    /// `XADD` reply, its new entry's id, was an allocation per event).
+    func pipeline(
+        _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
+        verdicts completion: @escaping @Sendable (Result<[RESPVerdict], RedisError>) -> Void
+    ) {
+        guard commands.count > 0 else {
+            completion(.success([]))
+            return
+        }
+        enqueue(
+            RedisClientRequest(
+                commands: commands, timeout: timeout, connectDeadline: connectDeadline(timeout),
+                completion: .verdicts(completion)))
+    }
+
     private func connectDeadline(_ timeout: Duration?) -> ContinuousClock.Instant {
         .now + configuration.connectTimeout + (timeout ?? configuration.replyTimeout)
     }

@@ -13,6 +13,9 @@ struct RedisClientRequest: Sendable {
         case pipeline(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
         /// Several commands, completed by a callback on the client's queue (no task to resume).
         case callback(@Sendable (Result<[RESPValue], RedisError>) -> Void)
+        /// Several commands whose replies only matter as accepted or refused, completed by a
+        /// callback on the client's queue: no reply is built as a value.
+        case verdicts(@Sendable (Result<[RESPVerdict], RedisError>) -> Void)
         /// Several commands, the last one's reply read by `parse` from its RESP bytes in place
         /// (see ``RESPParser/nextParsed(_:)``), after the others' replies as values.
         case parsingLast(
@@ -96,6 +99,8 @@ struct RedisClientRequest: Sendable {
             continuation.resume(returning: .success(replies))
         case .callback(let body):
             body(.success(replies))
+        case .verdicts(let body):
+            body(.success(replies.map(RESPVerdict.init)))
         }
     }
 
@@ -104,7 +109,30 @@ struct RedisClientRequest: Sendable {
         case .single(let continuation): continuation.resume(returning: .failure(error))
         case .pipeline(let continuation): continuation.resume(returning: .failure(error))
         case .callback(let body): body(.failure(error))
+        case .verdicts(let body): body(.failure(error))
         case .parsingLast(_, let continuation): continuation.resume(returning: .failure(error))
         }
+    }
+}
+
+/// A reply reduced to whether the command was carried out: for callers that read nothing else
+/// from it (an `XADD`'s new entry id, a `PUBLISH`'s count of receivers).
+enum RESPVerdict: Sendable, Hashable {
+    case accepted
+    /// An error reply, with its text.
+    case refused(String)
+
+    init(_ reply: RESPValue) {
+        if case .error(let text) = reply { self = .refused(text) } else { self = .accepted }
+    }
+
+    /// The verdict of one complete, validated reply given as its RESP bytes: an error reply
+    /// starts with `-` and ends with CRLF.
+    init(reply bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.first == UInt8(ascii: "-"), bytes.count >= 3 else {
+            self = .accepted
+            return
+        }
+        self = .refused(String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<bytes.count - 2]), as: UTF8.self))
     }
 }
