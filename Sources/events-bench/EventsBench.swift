@@ -31,6 +31,7 @@ struct EventsBench {
         Scenario(id: "bytes-per-registration") { await bytesPerRegistrationScenario(effort: $0) },
         Scenario(id: "allocations-per-dispatch") { await allocationsScenario(effort: $0) },
         Scenario(id: "async-delivery") { await asyncDeliveryScenario(effort: $0) },
+        Scenario(id: "redis-deduplication") { await deduplicationScenario(effort: $0) },
         Scenario(id: "redis-pubsub-latency") { await redisLatencyScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-latency") { await redisLatencyScenario(mode: .stream, effort: $0) },
         Scenario(id: "redis-pubsub-throughput") { await redisThroughputScenario(mode: .pubSub, effort: $0) },

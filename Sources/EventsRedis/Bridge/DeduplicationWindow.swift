@@ -16,7 +16,9 @@ import Events
 ///   identity allocates nothing, and forgetting one touches neither its bytes nor the heap (a
 ///   `String` per identity cost an allocation, and a free of memory gone cold by then).
 /// - The oldest identity's slot is found by its fingerprint and position, without its bytes.
-final class DeduplicationWindow: Sendable {
+///
+/// `package`, not public: the benchmark measures it against a window built on `Set`.
+package final class DeduplicationWindow: Sendable {
     /// A remembered identity: its fingerprint, and where its bytes (source, then id) begin in
     /// the arena.
     private struct Entry {
@@ -206,7 +208,7 @@ final class DeduplicationWindow: Sendable {
 
     /// A window of `capacity` identities. `fingerprint` and `arenaSize` (the bytes for
     /// identities to start with) are for tests, which need collisions and a full arena.
-    init(
+    package init(
         capacity: Int,
         fingerprint: @escaping @Sendable (_ source: String, _ id: String) -> UInt64 = DeduplicationWindow.hash,
         arenaSize: Int = 1024
@@ -219,7 +221,7 @@ final class DeduplicationWindow: Sendable {
     }
 
     /// Records the event and tells whether this is the first time it was seen.
-    func recordFirstSighting(source: String, id: String) -> Bool {
+    package func recordFirstSighting(source: String, id: String) -> Bool {
         let fingerprint = fingerprint(source, id)
         var source = source
         var id = id
@@ -278,7 +280,7 @@ final class DeduplicationWindow: Sendable {
     /// `Hasher` is seeded at random per process, so that a remote sender cannot choose ids that
     /// collide. The bytes are hashed, as they are compared: the source's length first, so that
     /// no other split of the same bytes hashes alike.
-    static func hash(source: String, id: String) -> UInt64 {
+    package static func hash(source: String, id: String) -> UInt64 {
         var hasher = Hasher()
         var source = source
         var id = id
