@@ -227,20 +227,32 @@ struct BridgeInternalsTests {
             case "by length": { _, id in UInt64(id.utf8.count) }
             default: DeduplicationWindow.hash
             }
-        let window = DeduplicationWindow(capacity: capacity, fingerprint: fingerprint)
-        var model: [String] = []
         var generator = SeededGenerator(seed: UInt64(capacity) &* 31 &+ UInt64(fingerprints.utf8.count))
-        for step in 0..<4_000 {
-            // A small universe, so that repeats inside and outside the window both happen.
-            let source = ["a", "b", "bb"][Int(generator.next() % 3)]
-            let id = String(generator.next() % UInt64(capacity * 3 + 2))
+        // A small universe, so that repeats inside and outside the window both happen.
+        checkAgainstModel(
+            DeduplicationWindow(capacity: capacity, fingerprint: fingerprint), capacity: capacity, steps: 4_000
+        ) { _, _ in
+            (["a", "b", "bb"][Int(generator.next() % 3)], String(generator.next() % UInt64(capacity * 3 + 2)))
+        }
+    }
+
+    /// Feeds `window` the identities `next` picks (given the step and the identities a plain
+    /// list of the last `capacity` would hold, oldest first, as "source/id") and checks after
+    /// every one that the window answers as that list would and holds the same identities.
+    private func checkAgainstModel(
+        _ window: DeduplicationWindow, capacity: Int, steps: Int,
+        next: (_ step: Int, _ model: [String]) -> (source: String, id: String)
+    ) {
+        var model: [String] = []
+        for step in 0..<steps {
+            let (source, id) = next(step, model)
             let expected = !model.contains(source + "/" + id)
             if expected {
                 model.append(source + "/" + id)
                 if model.count > capacity { model.removeFirst() }
             }
             let answer = window.recordFirstSighting(source: source, id: id)
-            #expect(answer == expected, "step \(step): \(source)/\(id)")
+            #expect(answer == expected, "step \(step): \(source)/\(id.prefix(20)) (\(id.utf8.count) bytes)")
             let remembered = window.remembered.map { $0.source + "/" + $0.id }
             #expect(remembered == model, "step \(step): the remembered identities differ")
             if answer != expected || remembered != model { break }
@@ -267,26 +279,12 @@ struct BridgeInternalsTests {
             )
         }
         let window = DeduplicationWindow(capacity: capacity, arenaSize: arenaSize)
-        var model: [String] = []
-        for step in 0..<3_000 {
+        checkAgainstModel(window, capacity: capacity, steps: 3_000) { step, model in
             // A third of the time the oldest remembered identity, whose bytes are the first that
             // new ones could overwrite.
-            let pick =
-                step % 3 == 0 && !model.isEmpty
-                ? pool.firstIndex { $0.source + "/" + $0.id == model[0] }! : Int(generator.next() % UInt64(pool.count))
-            let (source, id) = pool[pick]
-            let expected = !model.contains(source + "/" + id)
-            if expected {
-                model.append(source + "/" + id)
-                if model.count > capacity { model.removeFirst() }
-            }
-            let answer = window.recordFirstSighting(source: source, id: id)
-            #expect(answer == expected, "step \(step): \(source)/\(id.prefix(20))… (\(id.utf8.count) bytes)")
-            let remembered = window.remembered.map { $0.source + "/" + $0.id }
-            #expect(remembered == model, "step \(step): the remembered bytes differ")
-            if answer != expected || remembered != model { break }
+            step % 3 == 0 && !model.isEmpty
+                ? pool.first { $0.source + "/" + $0.id == model[0] }! : pool[Int(generator.next() % UInt64(pool.count))]
         }
-        #expect(window.count == model.count)
     }
 
     @Test(

@@ -191,14 +191,7 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
     ) {
-        guard commands.count > 0 else {
-            completion(.success([]))
-            return
-        }
-        enqueue(
-            RedisClientRequest(
-                commands: commands, timeout: timeout, connectDeadline: connectDeadline(timeout),
-                completion: .callback(completion)))
+        enqueue(commands, timeout: timeout, completion: .callback(completion)) { completion(.success([])) }
     }
 
     /// ``pipeline(_:timeout:completion:)`` for a caller that only needs to know which commands
@@ -208,14 +201,19 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         verdicts completion: @escaping @Sendable (Result<[RESPVerdict], RedisError>) -> Void
     ) {
-        guard commands.count > 0 else {
-            completion(.success([]))
-            return
-        }
+        enqueue(commands, timeout: timeout, completion: .verdicts(completion)) { completion(.success([])) }
+    }
+
+    /// Queues `commands` for a callback `completion`; calls `none` instead when there are none.
+    private func enqueue(
+        _ commands: RedisClientRequest.Commands, timeout: Duration?, completion: RedisClientRequest.Completion,
+        none: () -> Void
+    ) {
+        guard commands.count > 0 else { return none() }
         enqueue(
             RedisClientRequest(
-                commands: commands, timeout: timeout, connectDeadline: connectDeadline(timeout),
-                completion: .verdicts(completion)))
+                commands: commands, timeout: timeout, connectDeadline: connectDeadline(timeout), completion: completion)
+        )
     }
 
     private func connectDeadline(_ timeout: Duration?) -> ContinuousClock.Instant {
