@@ -67,7 +67,10 @@ extension RedisBridge {
         /// How many published events may wait for Redis to acknowledge them. Beyond it, new
         /// events are rejected with ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
         public var publishBufferCapacity = 10_000
-        /// How many recent event identities are remembered to suppress duplicates.
+        /// How many recent event identities are remembered to suppress duplicates. An identity
+        /// is an event's `source` and `id`, compared byte for byte. A full window takes about
+        /// 100 bytes per identity of 34 bytes (measured: about 10 MB for the default), and
+        /// grows to that as events arrive.
         public var deduplicationWindow = 100_000
         /// Most events carried by one Redis message (a Pub/Sub message or a stream entry).
         ///
