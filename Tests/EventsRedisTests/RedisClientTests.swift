@@ -230,21 +230,21 @@ struct RedisClientTests {
         #expect(try await client.send("GET", "a").string == "1")
     }
 
-    @Test("a pipeline can keep its last reply as RESP bytes, verbatim, after the others' values")
+    @Test("a pipeline can hand its last reply's RESP bytes, verbatim, to a parser, after the others' values")
     func verbatimLastReply() async throws {
         let server = try RedisServer()
         let client = RedisClient(server.configuration)
         defer { client.close() }
-        let (replies, last) = try await client.pipelineKeepingLastReplyVerbatim([
-            ["SET", "k", "v\r\n"], ["RPUSH", "list", "a", "b"], ["LRANGE", "list", "0", "-1"],
-        ])
+        let (replies, last) = try await client.pipeline(
+            [["SET", "k", "v\r\n"], ["RPUSH", "list", "a", "b"], ["LRANGE", "list", "0", "-1"]],
+            parsingLastReply: { Array($0) })
         #expect(replies == [.simpleString("OK"), .integer(2)])
         #expect(last == Array("*2\r\n$1\r\na\r\n$1\r\nb\r\n".utf8))
-        let (none, error) = try await client.pipelineKeepingLastReplyVerbatim([["GET", "k", "extra"]])
+        let (none, error) = try await client.pipeline([["GET", "k", "extra"]], parsingLastReply: { Array($0) })
         #expect(none.isEmpty && error.first == UInt8(ascii: "-"), "an error reply comes back verbatim too")
         client.close()
         await #expect(throws: RedisError.clientClosed) {
-            _ = try await client.pipelineKeepingLastReplyVerbatim([["PING"]])
+            _ = try await client.pipeline([["PING"]], parsingLastReply: { Array($0) })
         }
     }
 

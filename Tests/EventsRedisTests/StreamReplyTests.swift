@@ -16,11 +16,7 @@ struct StreamReplyTests {
     }
 
     private func fromVerbatim(_ bytes: [UInt8]) -> Result<[StreamConsumer.Entry], RedisError> {
-        do throws(RedisError) {
-            return .success(try StreamConsumer.entries(fromVerbatimRead: bytes))
-        } catch {
-            return .failure(error)
-        }
+        bytes.withUnsafeBufferPointer { StreamConsumer.entries(fromVerbatimRead: $0) }
     }
 
     private func bulk(_ text: String) -> RESPValue { .bulkString(Array(text.utf8)) }
@@ -119,13 +115,13 @@ struct StreamReplyTests {
             var parser = RESPParser()
             var read: [[UInt8]] = []
             parser.append(contentsOf: bytes[..<split])
-            while let next = try parser.nextVerbatim() { read.append(next) }
+            while let next = try parser.nextParsed({ Array($0) }) { read.append(next) }
             parser.append(contentsOf: bytes[split...])
-            while let next = try parser.nextVerbatim() { read.append(next) }
+            while let next = try parser.nextParsed({ Array($0) }) { read.append(next) }
             #expect(read == values.map(\.wireBytes), "split at \(split)")
         }
         var bad = RESPParser(limits: RESPLimits(maxBulkBytes: 4, maxArrayCount: 8, maxNesting: 4))
         bad.append(contentsOf: Array("$5\r\nhello\r\n".utf8))
-        #expect(throws: RedisError.frameTooLarge(limit: 4, declared: 5)) { try bad.nextVerbatim() }
+        #expect(throws: RedisError.frameTooLarge(limit: 4, declared: 5)) { try bad.nextParsed({ Array($0) }) }
     }
 }

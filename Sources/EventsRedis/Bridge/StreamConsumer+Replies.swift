@@ -2,19 +2,14 @@
 // or from a reply built as a value (a claim, a range, and any reply of another shape).
 
 extension StreamConsumer {
-    /// Entries of an XREADGROUP reply given as its RESP bytes, verbatim, read in place: one
-    /// `String` for each stream key and entry id and one array for each `event` field, where
-    /// building the reply as a value made five allocations per entry and a tree to free.
+    /// Entries of an XREADGROUP reply given as its RESP bytes, verbatim, read where they lie
+    /// (the client's read buffer; this runs on the client's thread): one `String` for each
+    /// stream key and entry id and one array for each `event` field, where building the reply
+    /// as a value made five allocations per entry and a tree to free.
     ///
     /// A reply of any other shape than the usual one (a null, an error, something unexpected)
     /// is built as a value and read by ``entries(fromRead:)``, so it gives the same entries or
-    /// the same error; an error reply throws ``RedisError/server(_:)``.
-    static func entries(fromVerbatimRead reply: [UInt8]) throws(RedisError) -> [Entry] {
-        try reply.withUnsafeBufferPointer { bytes throws(RedisError) in try entries(fromVerbatimRead: bytes).get() }
-    }
-
-    /// ``entries(fromVerbatimRead:)`` from the reply's bytes where they lie (the client's read
-    /// buffer), as a result, for a reader on the client's thread.
+    /// the same error; an error reply fails with ``RedisError/server(_:)``.
     static func entries(fromVerbatimRead bytes: UnsafeBufferPointer<UInt8>) -> Result<[Entry], RedisError> {
         if let walked = walkRead(RESPScanner(bytes: bytes, limits: RESPLimits())) { return .success(walked) }
         var cursor = 0

@@ -52,15 +52,10 @@ struct RESPParser {
         }
     }
 
-    /// The next complete value as its RESP bytes, verbatim, validated as ``next()`` validates
-    /// it; nil when more bytes are needed. For a reply its reader walks in place (see
-    /// ``RESPScanner``) rather than as a tree of values.
-    mutating func nextVerbatim() throws(RedisError) -> [UInt8]? {
-        try nextParsed { Array($0) }
-    }
-
-    /// The next complete value's RESP bytes, validated as ``next()`` validates them, handed to
-    /// `parse` in place (borrowed from the buffer: no copy); nil when more bytes are needed.
+    /// The next complete value's RESP bytes, verbatim, validated as ``next()`` validates them,
+    /// handed to `parse` in place (borrowed from the buffer: no copy); nil when more bytes are
+    /// needed. For a reply its reader walks in place (see ``RESPScanner``) rather than as a
+    /// tree of values.
     mutating func nextParsed<T>(_ parse: (UnsafeBufferPointer<UInt8>) -> T) throws(RedisError) -> T? {
         try nextComplete { scanner, start, end in parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])) }
     }

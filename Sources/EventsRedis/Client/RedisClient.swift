@@ -112,16 +112,6 @@ public final class RedisClient: Sendable {
     }
 
     /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
-    /// of all but the last as values and the last one as its RESP bytes, verbatim, for a reader
-    /// that walks them in place instead of building a tree of values (a stream read of hundreds
-    /// of entries). `commands` must not be empty.
-    nonisolated(nonsending) func pipelineKeepingLastReplyVerbatim(
-        _ commands: [[RedisArgument]], timeout: Duration? = nil
-    ) async throws(RedisError) -> (replies: [RESPValue], last: [UInt8]) {
-        try await pipeline(commands, timeout: timeout, parsingLastReply: { Array($0) })
-    }
-
-    /// Sends `commands` in one write, as ``pipeline(_:timeout:)`` does, and returns the replies
     /// of all but the last as values, and what `parse` makes of the last one's RESP bytes,
     /// read in place on the client's thread (a stream read of hundreds of entries is neither
     /// built as a tree of values nor copied first). `commands` must not be empty.

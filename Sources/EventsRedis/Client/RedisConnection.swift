@@ -151,12 +151,6 @@ package final class RedisConnection {
         try read(timeout: timeout) { parser throws(RedisError) in try parser.next() }
     }
 
-    /// The next reply as its RESP bytes, verbatim (see ``RESPParser/nextVerbatim()``); waits and
-    /// fails as ``readReply(timeout:)`` does.
-    func readVerbatimReply(timeout: Duration? = nil) throws(RedisError) -> [UInt8] {
-        try read(timeout: timeout) { parser throws(RedisError) in try parser.nextVerbatim() }
-    }
-
     /// The next reply as `parse` reads it from its RESP bytes in place (see
     /// ``RESPParser/nextParsed(_:)``); waits and fails as ``readReply(timeout:)`` does.
     func readReply<T>(timeout: Duration? = nil, parsing parse: (UnsafeBufferPointer<UInt8>) -> T) throws(RedisError)
