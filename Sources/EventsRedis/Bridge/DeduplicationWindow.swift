@@ -140,11 +140,12 @@ package final class DeduplicationWindow: Sendable {
             }
         }
 
-        /// Copies an identity's bytes into the arena and returns where they begin. The live
-        /// entries are `liveCount` positions from `first` on, in age order.
+        /// Copies an identity's bytes into the arena and returns its entry. The live entries are
+        /// `liveCount` positions from `first` on, in age order.
         mutating func store(
-            _ source: UnsafeBufferPointer<UInt8>, _ id: UnsafeBufferPointer<UInt8>, liveFrom first: Int, liveCount: Int
-        ) -> Int {
+            _ fingerprint: UInt64, _ source: UnsafeBufferPointer<UInt8>, _ id: UnsafeBufferPointer<UInt8>,
+            liveFrom first: Int, liveCount: Int
+        ) -> Entry {
             let length = source.count + id.count
             let start =
                 place(length, head: liveCount > 0 ? entries[first].start : nil)
@@ -155,7 +156,8 @@ package final class DeduplicationWindow: Sendable {
                     from: id)
             }
             tail = start + length
-            return start
+            return Entry(
+                fingerprint: fingerprint, start: start, sourceLength: Int32(source.count), idLength: Int32(id.count))
         }
 
         /// Where `length` free bytes follow the newest identity's, or nil when the arena has no
@@ -238,11 +240,7 @@ package final class DeduplicationWindow: Sendable {
         let (slot, found) = state.find(fingerprint, source, id)
         guard !found else { return false }
         if state.entries.count < capacity {
-            let start = state.store(source, id, liveFrom: 0, liveCount: state.entries.count)
-            state.entries.append(
-                Entry(
-                    fingerprint: fingerprint, start: start, sourceLength: Int32(source.count), idLength: Int32(id.count)
-                ))
+            state.entries.append(state.store(fingerprint, source, id, liveFrom: 0, liveCount: state.entries.count))
             state.table[slot] = Slot(fingerprint: fingerprint, position: state.entries.count - 1)
             // At most half full, so that probe sequences stay short.
             if state.entries.count * 2 > state.table.count { state.growTable() }
@@ -251,9 +249,8 @@ package final class DeduplicationWindow: Sendable {
             let position = state.oldest
             state.clear(state.slot(of: position))
             state.oldest = (position + 1) % capacity
-            let start = state.store(source, id, liveFrom: state.oldest, liveCount: capacity - 1)
-            state.entries[position] = Entry(
-                fingerprint: fingerprint, start: start, sourceLength: Int32(source.count), idLength: Int32(id.count))
+            state.entries[position] = state.store(
+                fingerprint, source, id, liveFrom: state.oldest, liveCount: capacity - 1)
             // Clearing may have moved members of the new identity's cluster: look again.
             state.table[state.emptySlot(for: fingerprint)] = Slot(fingerprint: fingerprint, position: position)
         }
