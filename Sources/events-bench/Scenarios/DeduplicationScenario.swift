@@ -9,8 +9,8 @@ import Foundation
 
 /// The obvious window: a `Set` of identities and a ring of them in arrival order, behind the
 /// same kind of lock.
-final class SetDeduplicationWindow: @unchecked Sendable {
-    // Safe to share: `seen`, `ring` and `oldest` are only touched inside `lock`.
+final class SetDeduplicationWindow {
+    // Touched only inside `lock`, as the bridge's window is.
     private var seen = Set<String>()
     private var ring: [String] = []
     private var oldest = 0
