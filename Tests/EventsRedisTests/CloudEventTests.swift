@@ -245,6 +245,80 @@ struct CloudEventTests {
         #expect(accepted < 5_000, "most mutations are invalid")
     }
 
+    /// Whether the layout bridges write is read by the canonical scan (without the general one).
+    private func isCanonical(_ message: [UInt8]) -> Bool {
+        message.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes, maxDepth: 513)
+            return CloudEvent.Envelope(canonical: &scanner) != nil
+        }
+    }
+
+    @Test("Messages laid out as bridges write them take the canonical scan; any other layout the general one")
+    func canonicalLayout() throws {
+        let envelope = OutboundEnvelope(type: "t.ping", source: "a/1", idPrefix: "p-")
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        for message in [
+            sample.jsonBytes(),
+            CloudEvent(id: "x", source: "s", type: "t", dataContentType: nil).jsonBytes(),
+            CloudEvent(id: "x", source: "s", type: "t", data: Array("null".utf8)).jsonBytes(),
+            CloudEvent(id: "x", source: "s", type: "t", data: Array(#""text""#.utf8)).jsonBytes(),
+            envelope.message(sequence: 9, subject: "Checkout", time: time) { _ in },
+            try envelope.message(sequence: 10, subject: nil, time: time) {
+                try OutboundEnvelope.appendData([1, 2, 3], to: &$0)
+            },
+        ] {
+            #expect(isCanonical(message), "\(String(decoding: message, as: UTF8.self))")
+        }
+        for json in [
+            #"{ "specversion":"1.0","id":"1","source":"s","type":"t"}"#,
+            #"{"id":"1","specversion":"1.0","source":"s","type":"t"}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","subject":null}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","traceparent":"00"}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","data":{}} x"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","data":{"a":01}}"#,
+            #"{"specversion":"1.0","id":"\x","source":"s","type":"t"}"#,
+        ] {
+            #expect(!isCanonical(Array(json.utf8)), "\(json)")
+        }
+        // The general scan reads the first four (the last three are invalid).
+        #expect(try CloudEvent(json: Array(#"{"id":"1","specversion":"1.0","source":"s","type":"t"}"#.utf8)).id == "1")
+    }
+
+    @Test("The canonical scan and the general one read every message alike: the same event or both an error")
+    func canonicalAgreesWithGeneral() async throws {
+        var generator = SeededGenerator(seed: 0xCA40)
+        let messages = [
+            sample.jsonBytes(),
+            CloudEvent(
+                id: "caf\u{E9} \"1\"", source: "s/\u{1F389}", type: "t", subject: "a\\b",
+                time: Date(timeIntervalSince1970: 0), data: Array(#"[{"a":[true,false,null,-1.5e3]},"x\u0041"]"#.utf8)
+            ).jsonBytes(),
+        ]
+        var canonical = 0
+        for round in 0..<4_000 {
+            await yieldNow(every: 200, at: round)
+            var bytes = messages[round % messages.count]
+            for _ in 0..<Int.random(in: 0...3, using: &generator) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(Array("{}[]\",:\\0e-n".utf8).randomElement(using: &generator)!, at: position)
+                }
+            }
+            if isCanonical(bytes) { canonical += 1 }
+            // A leading space takes the general scan and means the same.
+            let read = Result { try CloudEvent(json: bytes) }
+            let general = Result { try CloudEvent(json: [0x20] + bytes) }
+            switch (read, general) {
+            case (.success(let a), .success(let b)): #expect(a == b)
+            case (.failure, .failure): break
+            default: Issue.record("the scans disagree on \(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        #expect(canonical > 100, "unmutated and harmlessly mutated messages take the canonical scan")
+    }
+
     @Test("Reading for decoding leaves JSON data in the message and says where; string and base64 data are copied")
     func dataInPlace() throws {
         let message = sample.jsonBytes()

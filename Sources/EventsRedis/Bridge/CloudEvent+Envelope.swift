@@ -76,6 +76,55 @@ extension CloudEvent {
             try scanner.expectEnd()
         }
 
+        /// Reads a message laid out exactly as bridges write it (see ``OutboundEnvelope`` and
+        /// `CloudEvent.jsonBytes()`): no whitespace, the attributes in that order. Most messages
+        /// a bridge receives come from other bridges, and matching the member names as one run
+        /// of literal bytes took a fifth of the general scan's instructions (callgrind).
+        ///
+        /// Values are read and validated as the general scan reads them, so an envelope found
+        /// here is the one it would find. Nil for any other layout, and for anything invalid: the
+        /// general scan then reads the message from the start, and says what is wrong.
+        init?(canonical scanner: inout JSONScanner) {
+            func string(_ scanner: inout JSONScanner) -> Attribute? {
+                guard scanner.peek() == UInt8(ascii: "\""), let token = try? scanner.readStringToken() else {
+                    return nil
+                }
+                return .string(token)
+            }
+            guard scanner.consume(#"{"specversion":"#), let specversion = string(&scanner),
+                scanner.consume(#","id":"#), let id = string(&scanner),
+                scanner.consume(#","source":"#), let source = string(&scanner),
+                scanner.consume(#","type":"#), let type = string(&scanner)
+            else { return nil }
+            (self.specversion, self.id, self.source, self.type) = (specversion, id, source, type)
+            if scanner.consume(#","subject":"#) {
+                guard let subject = string(&scanner) else { return nil }
+                self.subject = subject
+            }
+            if scanner.consume(#","time":"#) {
+                guard let time = string(&scanner) else { return nil }
+                self.time = time
+            }
+            if scanner.consume(#","datacontenttype":"#) {
+                guard let dataContentType = string(&scanner) else { return nil }
+                self.dataContentType = dataContentType
+            }
+            if scanner.consume(#","data":"#) {
+                if scanner.peek() == UInt8(ascii: "\"") {
+                    guard let data = string(&scanner) else { return nil }
+                    self.data = data
+                } else {
+                    let valueStart = scanner.index
+                    scanner.deepest = 0
+                    guard (try? scanner.skipValue(depth: 1)) != nil else { return nil }
+                    let range = valueStart..<scanner.index
+                    data = .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
+                    dataDepth = scanner.deepest
+                }
+            }
+            guard scanner.consume("}"), (try? scanner.expectEnd()) != nil else { return nil }
+        }
+
         enum Known {
             case specversion, id, source, type, subject, time, dataContentType, dataSchema, dataBase64, data
         }

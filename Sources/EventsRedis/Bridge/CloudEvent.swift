@@ -99,10 +99,15 @@ public struct CloudEvent: Sendable, Hashable {
         // level, a few hundred bytes of stack each.
         var scanner = JSONScanner(json, maxDepth: 513)
         let envelope: Envelope
-        do {
-            envelope = try Envelope(scanning: &scanner)
-        } catch {
-            throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
+        if let canonical = Envelope(canonical: &scanner) {
+            envelope = canonical
+        } else {
+            scanner = JSONScanner(json, maxDepth: 513)
+            do {
+                envelope = try Envelope(scanning: &scanner)
+            } catch {
+                throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
+            }
         }
         if let name = envelope.firstNonString {
             throw CloudEventError("attribute \"\(name)\" must be a string")

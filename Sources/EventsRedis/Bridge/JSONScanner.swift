@@ -79,6 +79,29 @@ struct JSONScanner {
         return name
     }
 
+    /// Moves past `literal` when the bytes at the current position are exactly it; otherwise
+    /// stays and returns false.
+    mutating func consume(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        let matches = literal.withUTF8Buffer { expected in
+            var offset = 0
+            while offset + 8 <= count {
+                guard EightBytes.load(bytes, at: index + offset) == EightBytes.load(expected, at: offset) else {
+                    return false
+                }
+                offset += 8
+            }
+            while offset < count {
+                guard bytes[index + offset] == expected[offset] else { return false }
+                offset += 1
+            }
+            return true
+        }
+        if matches { index += count }
+        return matches
+    }
+
     /// Skips one value of any kind, validating it; `depth` is the nesting level of the value.
     mutating func skipValue(depth: Int) throws(Failure) {
         guard depth <= maxDepth else { throw failure("nested deeper than \(maxDepth) levels") }
