@@ -54,6 +54,24 @@ private struct Sample: Codable, Equatable {
     let list: [String]
 }
 
+/// Decodes its children before its own name, so that its container is asked for a member after
+/// nested containers were made.
+private struct Tree: Codable, Equatable {
+    let name: String
+    let children: [Tree]
+
+    init(name: String, children: [Tree]) {
+        self.name = name
+        self.children = children
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        children = try container.decode([Tree].self, forKey: .children)
+        name = try container.decode(String.self, forKey: .name)
+    }
+}
+
 @Suite("Wire JSON coder reuse")
 struct WireJSONReuseTests {
     @Test("A decoder kept by the decoded value is never reused: it still reads its own document")
@@ -93,6 +111,16 @@ struct WireJSONReuseTests {
             let document = try JSONEncoder().encode(Sample(n: length, text: text, list: [text]))
             let decoded = try WireJSONDecoder.decode(Sample.self, from: Array(document))
             #expect(decoded == Sample(n: length, text: text, list: [text]))
+        }
+    }
+
+    @Test("A container reads its own members after nested containers added theirs, in documents large and small")
+    func membersOutliveNestedContainers() throws {
+        let leaf = Tree(name: "leaf", children: [])
+        let wide = Tree(name: "wide", children: (0..<2_000).map { Tree(name: "\($0)", children: [leaf]) })
+        for tree in [Tree(name: "root", children: [leaf, Tree(name: "mid", children: [leaf, leaf])]), wide, leaf] {
+            let document = try JSONEncoder().encode(tree)
+            #expect(try WireJSONDecoder.decode(Tree.self, from: Array(document)) == tree)
         }
     }
 

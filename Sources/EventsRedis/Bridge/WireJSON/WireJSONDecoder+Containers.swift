@@ -12,7 +12,8 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     typealias Member = WireJSONMember
 
     let decoder: WireJSONDecoder
-    let members: [Member]
+    /// Where this container's members are in the decoder's `memberTable`.
+    let members: Range<Int>
     /// The value offsets by member name, for objects with more than a few members: looking a
     /// key up by scanning the members made decoding a dictionary quadratic in its size.
     let offsetsByName: [String: Int]?
@@ -26,25 +27,25 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         self.pathDepth = decoder.keys.count
         self.nestedKeys = nestedKeys
         let bytes = decoder.bytes
-        var members: [Member] = []
-        members.reserveCapacity(8)
+        let first = decoder.memberTable.count
         var index = decoder.skipWhitespace(from: offset + 1)
         if bytes[index] != UInt8(ascii: "}") {
             while true {
                 let name = decoder.stringToken(at: index)
                 index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
                 let value = decoder.skipWhitespace(from: index)
-                members.append(Member(name: name, value: value))
+                decoder.appendMember(Member(name: name, value: value))
                 index = decoder.skipWhitespace(from: decoder.end(ofValueAt: value))
                 if bytes[index] == UInt8(ascii: "}") { break }
                 index = decoder.skipWhitespace(from: index + 1)  // past ','
             }
         }
-        self.members = members
+        members = first..<decoder.memberTable.count
         if members.count > 16 {
             // Names compare as Swift strings, as in Foundation's dictionary.
             var offsets = [String: Int](minimumCapacity: members.count)
-            for member in members where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
+            for member in decoder.memberTable[members]
+            where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
                 // Foundation keeps one of them; which one is its business.
                 throw decoder.fail("an object repeats a member name")
             }
@@ -56,10 +57,11 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     /// Whether two of a few members have the same name.
-    private static func hasRepeatedName(_ members: [Member], _ decoder: WireJSONDecoder) -> Bool {
+    private static func hasRepeatedName(_ members: Range<Int>, _ decoder: WireJSONDecoder) -> Bool {
         guard members.count > 1 else { return false }
-        for later in 1..<members.count {
-            for earlier in 0..<later where sameName(members[earlier].name, members[later].name, decoder) {
+        let table = decoder.memberTable
+        for later in members.dropFirst() {
+            for earlier in members.lowerBound..<later where sameName(table[earlier].name, table[later].name, decoder) {
                 return true
             }
         }
@@ -80,7 +82,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     var codingPath: [any CodingKey] { Array(decoder.keys.prefix(pathDepth)) + nestedKeys }
 
     var allKeys: [Key] {
-        members.compactMap { Key(stringValue: decoder.string($0.name)) }
+        decoder.memberTable[members].compactMap { Key(stringValue: decoder.string($0.name)) }
     }
 
     func contains(_ key: Key) -> Bool {
@@ -94,7 +96,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         var name = key.stringValue
         return name.withUTF8 { keyBytes -> Int? in
             let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
-            for member in members {
+            for member in decoder.memberTable[members] {
                 if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
                     guard member.name.content.count == keyBytes.count else { continue }
                     var equal = true

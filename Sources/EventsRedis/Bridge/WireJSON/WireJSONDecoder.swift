@@ -27,6 +27,13 @@ final class WireJSONDecoder {
     /// The keys of the values being decoded, outermost first.
     @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
     @exclusivity(unchecked) private var refusal: String?
+    /// The members of every keyed container made during this decode, each container's in one
+    /// run (see `appendMember`). Never trimmed during a decode, so a container's run stays
+    /// valid for as long as the container lives: a decoder that a container outlives is not
+    /// used again (see ``SpareCoder``). In the decoder rather than in each container, so that a
+    /// container costs no array of its own and copying it (which the standard library's box
+    /// does for each value decoded) retains less.
+    @exclusivity(unchecked) private(set) var memberTable: [WireJSONMember] = []
 
     private init() {}
 
@@ -52,7 +59,19 @@ final class WireJSONDecoder {
         bytes = UnsafeBufferPointer(rebasing: storage[..<range.count])
         valueOffset = 0
         keys.removeAll(keepingCapacity: true)
+        // A document of many objects leaves a large table; a spare decoder keeps a small one.
+        memberTable.removeAll(keepingCapacity: memberTable.capacity <= Self.largestSpareMemberTable)
         refusal = nil
+    }
+
+    /// The most members a spare decoder's table keeps room for.
+    static let largestSpareMemberTable = 1024
+
+    /// Records a member of the keyed container being made; returns its index in `memberTable`.
+    @discardableResult
+    func appendMember(_ member: WireJSONMember) -> Int {
+        memberTable.append(member)
+        return memberTable.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
