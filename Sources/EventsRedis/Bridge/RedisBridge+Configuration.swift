@@ -97,8 +97,12 @@ extension RedisBridge {
         public var claimMinimumIdle: Duration = .seconds(30)
         /// How often to look for stale entries to claim.
         public var claimInterval: Duration = .seconds(10)
-        /// Most entries read from the streams at once.
-        public var readBatchSize = 256
+        /// Most entries read from the streams at once (`XREADGROUP ... COUNT`). Each read also
+        /// carries the acknowledgements of the batch before, so larger batches mean fewer round
+        /// trips per event; a read returns as soon as any entry is there, so they add no
+        /// latency. 512, the batch the benchmark's raw client reads, took 4% less CPU per event
+        /// than 256 in the Streams throughput scenario.
+        public var readBatchSize = 512
         /// How long a stream read waits for new entries before checking again.
         public var readBlock: Duration = .milliseconds(500)
         /// Describes the sender of a published event (the CloudEvents `subject`); by default
