@@ -396,6 +396,51 @@ struct RedisBridgeTests {
         await pair.publisher.stop()
     }
 
+    @Test("Entries of two streams read together are each delivered and acknowledged on their own stream")
+    func twoStreamsAcknowledged() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let publisher = RedisBridge(
+            center: EventCenter(), configuration: bridgeConfiguration(server, source: "pub", errors: errors))
+        let consumerCenter = EventCenter()
+        let consumer = RedisBridge(
+            center: consumerCenter, configuration: bridgeConfiguration(server, source: "sub", errors: errors))
+        for bridge in [publisher, consumer] {
+            try bridge.carry(Sequenced.self, mode: .stream)
+            try bridge.carry(ShipmentSent.self, mode: .stream)
+        }
+        try await consumer.start()
+        try await publisher.start()
+        let numbers = Log<Int>()
+        let orders = Log<String>()
+        let listeners = [
+            consumerCenter.listen(to: Sequenced.self) { numbers.append($0.n) },
+            consumerCenter.listen(to: ShipmentSent.self) { orders.append($0.orderID) },
+        ]
+        // Queued before the consumer reads, so that its reads hold entries of both streams.
+        for n in 1...300 {
+            publisher.center.dispatch(Sequenced(n: n))
+            publisher.center.dispatch(ShipmentSent(orderID: "O-\(n)"))
+        }
+        await publisher.flush()
+        #expect(await eventually { numbers.count == 300 && orders.count == 300 })
+        #expect(numbers.values == Array(1...300))
+        #expect(orders.values == (1...300).map { "O-\($0)" })
+        let client = RedisClient(server.configuration)
+        for stream in [Sequenced.wireName, ShipmentSent.wireName] {
+            #expect(
+                try await eventually {
+                    let pending = try await client.send("XPENDING", RedisArgument("test:" + stream), "sub")
+                    return pending.array?.first?.int == 0
+                }, "nothing left pending on \(stream)")
+        }
+        #expect(errors.all.isEmpty)
+        _ = listeners
+        client.close()
+        await publisher.stop()
+        await consumer.stop()
+    }
+
     @Test("While Redis is down, stream events wait in a bounded buffer; overflow is reported")
     func buffersWhileDown() async throws {
         let server = try RedisServer()

@@ -274,6 +274,9 @@ struct StreamConsumer: Sendable {
     /// included, so none blocks the stream.
     private func deliver(_ entries: [Entry]) async -> [String: [String]] {
         var acknowledgements: [String: [String]] = [:]
+        // A read returns each stream's entries together: collect a run of ids per stream and
+        // file it once, rather than hashing the stream's key for every entry.
+        var run: (key: String, ids: [String])?
         let batch = DispatchBatch()
         var dispatched = 0
         for entry in entries {
@@ -284,8 +287,14 @@ struct StreamConsumer: Sendable {
                 report(
                     .invalidMessage(CloudEventError("stream entry \(entry.id) has no \"event\" field"), key: entry.key))
             }
-            acknowledgements[entry.key, default: []].append(entry.id)
+            if run?.key == entry.key {
+                run!.ids.append(entry.id)
+            } else {
+                if let run { acknowledgements[run.key, default: []] += run.ids }
+                run = (entry.key, [entry.id])
+            }
         }
+        if let run { acknowledgements[run.key, default: []] += run.ids }
         _ = await batch.wait()
         counters.delivered.increment(by: dispatched)
         return acknowledgements
