@@ -49,12 +49,12 @@ struct OutboundEnvelope: Sendable {
         appendDecimalDigits(sequence, to: &output)
         output.append(contentsOf: middle)
         if let subject {
-            output.append(contentsOf: #","subject":"#.utf8)
+            output.append(literal: #","subject":"#)
             appendJSONString(subject, to: &output)
         }
-        output.append(contentsOf: #","time":""#.utf8)
+        output.append(literal: #","time":""#)
         RFC3339.append(time, to: &output)
-        output.append(contentsOf: #"","datacontenttype":"application/json""#.utf8)
+        output.append(literal: #"","datacontenttype":"application/json""#)
         try appendData(&output)
         output.append(UInt8(ascii: "}"))
         return output
@@ -62,7 +62,7 @@ struct OutboundEnvelope: Sendable {
 
     /// Appends the `data` member holding `value`'s JSON.
     static func appendData(_ value: some Encodable, to output: inout [UInt8]) throws {
-        output.append(contentsOf: #","data":"#.utf8)
+        output.append(literal: #","data":"#)
         try WireJSON.encode(value, appendingTo: &output)
     }
 }

@@ -31,7 +31,7 @@ enum RFC3339 {
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civilDate(fromDays: days)
         let start = output.count
-        output.append(contentsOf: "0000-00-00T00:00:00.000Z".utf8)
+        output.append(literal: "0000-00-00T00:00:00.000Z")
         output.withUnsafeMutableBufferPointer { buffer in
             func put(_ value: Int, width: Int, endingAt end: Int) {
                 var value = value
