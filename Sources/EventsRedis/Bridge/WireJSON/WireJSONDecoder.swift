@@ -67,11 +67,9 @@ final class WireJSONDecoder {
     /// The most members a spare decoder's table keeps room for.
     static let largestSpareMemberTable = 1024
 
-    /// Records a member of the keyed container being made; returns its index in `memberTable`.
-    @discardableResult
-    func appendMember(_ member: WireJSONMember) -> Int {
+    /// Records a member of the keyed container being made.
+    func appendMember(_ member: WireJSONMember) {
         memberTable.append(member)
-        return memberTable.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
