@@ -168,14 +168,7 @@ struct JSONScanner {
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { throw failure("invalid literal") }
-        let matches = literal.withUTF8Buffer { expected in
-            for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
-            return true
-        }
-        guard matches else { throw failure("invalid literal") }
-        index += count
+        guard consume(literal) else { throw failure("invalid literal") }
     }
 
     // MARK: - Strings
