@@ -184,19 +184,19 @@ public struct CloudEvent: Sendable, Hashable {
     public func jsonBytes() -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(160 + id.utf8.count + source.utf8.count + type.utf8.count + (data?.count ?? 0))
-        output.append(contentsOf: #"{"specversion":"1.0","id":"#.utf8)
+        output.append(literal: #"{"specversion":"1.0","id":"#)
         appendJSONString(id, to: &output)
         append(",\"source\":", source, to: &output)
         append(",\"type\":", type, to: &output)
         if let subject { append(",\"subject\":", subject, to: &output) }
         if let time {
-            output.append(contentsOf: #","time":""#.utf8)
+            output.append(literal: #","time":""#)
             RFC3339.append(time, to: &output)
             output.append(UInt8(ascii: "\""))
         }
         if let dataContentType { append(",\"datacontenttype\":", dataContentType, to: &output) }
         if let data {
-            output.append(contentsOf: #","data":"#.utf8)
+            output.append(literal: #","data":"#)
             output.append(contentsOf: data)
         }
         output.append(UInt8(ascii: "}"))
@@ -204,7 +204,7 @@ public struct CloudEvent: Sendable, Hashable {
     }
 
     private func append(_ prefix: StaticString, _ value: String, to output: inout [UInt8]) {
-        prefix.withUTF8Buffer { output.append(contentsOf: $0) }
+        output.append(literal: prefix)
         appendJSONString(value, to: &output)
     }
 }

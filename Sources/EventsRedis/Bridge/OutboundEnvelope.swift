@@ -21,9 +21,9 @@ struct OutboundEnvelope: Sendable {
         self.type = type
         head = Self.head(idPrefix: idPrefix)
         var middle: [UInt8] = [UInt8(ascii: "\"")]
-        middle.append(contentsOf: #","source":"#.utf8)
+        middle.append(literal: #","source":"#)
         appendJSONString(source, to: &middle)
-        middle.append(contentsOf: #","type":"#.utf8)
+        middle.append(literal: #","type":"#)
         appendJSONString(type, to: &middle)
         self.middle = middle
     }

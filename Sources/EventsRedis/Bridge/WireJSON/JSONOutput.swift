@@ -19,7 +19,7 @@ struct JSONOutput {
     }
 
     mutating func append(contentsOf text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(literal: text)
     }
 
     /// Writes an integer's decimal digits.
