@@ -56,17 +56,8 @@ extension CloudEvent {
                 } else {
                     try Self.recordExtension(name, in: &extensionNames, &manyExtensionNames, scanner: scanner)
                 }
-                let valueStart = scanner.index
-                let value: Attribute
-                if scanner.peek() == UInt8(ascii: "\"") {
-                    value = .string(try scanner.readStringToken())
-                } else {
-                    scanner.deepest = 0
-                    try scanner.skipValue(depth: 1)
-                    let range = valueStart..<scanner.index
-                    value = .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
-                    if known == .data { dataDepth = scanner.deepest }
-                }
+                let value = try Self.value(&scanner)
+                if known == .data, case .other = value { dataDepth = scanner.deepest }
                 guard let known else { continue }
                 self[known] = value
                 if known != .data, case .other(_, let isNull) = value, !isNull, firstNonString == nil {
@@ -112,19 +103,22 @@ extension CloudEvent {
                 self.dataContentType = dataContentType
             }
             if scanner.consume(#","data":"#) {
-                if scanner.peek() == UInt8(ascii: "\"") {
-                    guard let data = string(&scanner) else { return nil }
-                    self.data = data
-                } else {
-                    let valueStart = scanner.index
-                    scanner.deepest = 0
-                    guard (try? scanner.skipValue(depth: 1)) != nil else { return nil }
-                    let range = valueStart..<scanner.index
-                    data = .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
-                    dataDepth = scanner.deepest
-                }
+                guard let data = try? Self.value(&scanner) else { return nil }
+                self.data = data
+                if case .other = data { dataDepth = scanner.deepest }
             }
             guard scanner.consume("}"), (try? scanner.expectEnd()) != nil else { return nil }
+        }
+
+        /// Reads the value at the scanner's position, validating it: a string as its token, any
+        /// other value by its bytes, after which `scanner.deepest` is how deep it is nested.
+        private static func value(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Attribute {
+            if scanner.peek() == UInt8(ascii: "\"") { return .string(try scanner.readStringToken()) }
+            let valueStart = scanner.index
+            scanner.deepest = 0
+            try scanner.skipValue(depth: 1)
+            let range = valueStart..<scanner.index
+            return .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
         }
 
         enum Known {
