@@ -28,7 +28,8 @@ struct OutboundMessage: Sendable {
     /// makes each message with a route from the queue it enqueues it in, and reads it only in
     /// that queue and in that queue's `Publisher`, which holds the queue (its batches are
     /// captured, with the publisher, by the functions that write its pipelines and by their
-    /// completions): no message is read after its route's queue is gone. (Tests make routes with a queue that lives for the run.)
+    /// completions): no message is read after its route's queue is gone. (Tests make routes
+    /// with a queue that lives for the run.)
     unowned(unsafe) let route: OutboundRoute
     let payload: [UInt8]
     let idNumber: UInt64
