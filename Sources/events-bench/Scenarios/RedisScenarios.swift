@@ -13,7 +13,9 @@ import Synchronization
 //   local `dispatch`) until the receiving side has it (the raw subscriber or stream reader, or
 //   a listener on the receiving center). Median and p99.
 // - Throughput: a burst of events, pipelined in batches of the bridge's size, timed until the
-//   last one is received. Reported as ns per event.
+//   last one is received. Reported as ns per event. Two more rows split the bridge in halves
+//   (a bridge sending to a raw reader, a raw publisher sending to a bridge), to show what each
+//   half adds on its own.
 //
 // The server: a private redis-server started for the run (append-only file on, fsync every
 // second, as a production Streams setup would be) when the binary is present, else $REDIS_URL.
@@ -203,8 +205,10 @@ private final class RawPubSub: RawPath {
     let reader: Task<Void, Never>
     let payloads: Payloads
 
-    init(_ redis: BenchRedis, payloads: Payloads) async throws {
-        channel = redis.uniqueName("raw-pubsub")
+    /// Subscribes to `channel` (a fresh name by default).
+    init(_ redis: BenchRedis, payloads: Payloads, channel: String? = nil) async throws {
+        let channel = channel ?? redis.uniqueName("raw-pubsub")
+        self.channel = channel
         client = RedisClient(redis.configuration)
         subscriber = RedisSubscriber(redis.configuration)
         self.payloads = payloads
@@ -248,13 +252,15 @@ private final class RawStream: RawPath {
     let reader: Task<Void, Never>
     let payloads: Payloads
 
-    init(_ redis: BenchRedis, payloads: Payloads) async throws {
-        key = redis.uniqueName("raw-stream")
+    /// Reads stream `key` (a fresh name by default) with a group of its own.
+    init(_ redis: BenchRedis, payloads: Payloads, key: String? = nil) async throws {
+        let key = key ?? redis.uniqueName("raw-stream")
+        self.key = key
         client = RedisClient(redis.configuration)
         readClient = RedisClient(redis.configuration)
         self.payloads = payloads
         _ = try await client.send("XGROUP", "CREATE", RedisArgument(key), "g", "$", "MKSTREAM")
-        let (readClient, key, arrivals, payloads) = (readClient, key, arrivals, payloads)
+        let (readClient, arrivals, payloads) = (readClient, arrivals, payloads)
         reader = Task.detached {
             while !Task.isCancelled {
                 guard
@@ -355,6 +361,109 @@ private final class BridgePath: RedisPath {
     }
 }
 
+/// Half of the bridge against half of the raw path, to tell where the bridge's cost per event
+/// lies: either a bridge publishes and the raw client reads, or the raw client publishes and a
+/// bridge receives. Each half's figure beside the raw path's says what that half adds alone.
+@MainActor
+private final class HalfBridgePath: RedisPath {
+    enum Half { case sending, receiving }
+
+    let arrivals: Arrivals
+    let center = EventCenter()
+    let bridge: RedisBridge
+    let mode: RedisBridge.Mode
+    let half: Half
+    /// The raw reader of the sending half.
+    let reader: (any RedisPath)?
+    /// The raw publisher of the receiving half, and its CloudEvents, each with an id of its own
+    /// (the bridge suppresses a repeated id), used in turn across bursts.
+    let client: RedisClient?
+    let key: String
+    let payloads: [[UInt8]]
+    var sent = 0
+    var listener: Subscription?
+
+    /// `events`: for the receiving half, CloudEvents with ids of their own, as many as will be
+    /// sent to this path.
+    init(_ redis: BenchRedis, mode: RedisBridge.Mode, half: Half, events: [[UInt8]] = []) async throws {
+        self.mode = mode
+        self.half = half
+        var configuration = RedisBridge.Configuration(
+            redis: redis.configuration, source: half == .sending ? "bench/sender" : "bench/receiver")
+        configuration.keyPrefix = redis.uniqueName("half") + ":"
+        configuration.publishBufferCapacity = 1_000_000
+        let wireName = mode == .pubSub ? BenchPing.wireName : BenchStreamPing.wireName
+        key = configuration.keyPrefix + wireName
+        bridge = RedisBridge(center: center, configuration: configuration)
+        let direction: RedisBridge.Direction = half == .sending ? .outgoing : .incoming
+        switch mode {
+        case .pubSub: try bridge.carry(BenchPing.self, mode: .pubSub, direction: direction)
+        case .stream: try bridge.carry(BenchStreamPing.self, mode: .stream, direction: direction)
+        }
+        switch half {
+        case .sending:
+            // The reader first, so that it hears the first event.
+            let raw: any RedisPath =
+                mode == .pubSub
+                ? try await RawPubSub(redis, payloads: .preEncoded([]), channel: key)
+                : try await RawStream(redis, payloads: .preEncoded([]), key: key)
+            reader = raw
+            arrivals = raw.arrivals
+            client = nil
+            payloads = []
+            try await bridge.start()
+        case .receiving:
+            reader = nil
+            let arrivals = Arrivals()
+            self.arrivals = arrivals
+            client = RedisClient(redis.configuration)
+            payloads = events
+            try await bridge.start()
+            listener =
+                switch mode {
+                case .pubSub: center.listen(to: BenchPing.self) { _ in arrivals.arrive() }
+                case .stream: center.listen(to: BenchStreamPing.self) { _ in arrivals.arrive() }
+                }
+        }
+    }
+
+    func publish(_ n: Int) async {
+        await publishBurst(n..<(n + 1))
+    }
+
+    func publishBurst(_ range: Range<Int>) async {
+        switch half {
+        case .sending:
+            for n in range {
+                switch mode {
+                case .pubSub: center.dispatch(BenchPing(n: n, body: benchBody))
+                case .stream: center.dispatch(BenchStreamPing(n: n, body: benchBody))
+                }
+            }
+        case .receiving:
+            guard let client else { return }
+            for start in stride(from: range.lowerBound, to: range.upperBound, by: 512) {
+                let end = min(start + 512, range.upperBound)
+                let commands: [[RedisArgument]] = (sent..<(sent + end - start)).map { index in
+                    let payload = RedisArgument(payloads[index % payloads.count])
+                    return mode == .pubSub
+                        ? ["PUBLISH", RedisArgument(key), payload]
+                        : ["XADD", RedisArgument(key), "*", "event", payload]
+                }
+                sent += end - start
+                _ = try? await client.pipeline(commands)
+            }
+        }
+    }
+
+    func close() async {
+        listener?.cancel()
+        await bridge.stop()
+        await reader?.close()
+        client?.close()
+    }
+}
+
 // MARK: - Measuring
 
 private struct LatencyFigures {
@@ -438,6 +547,14 @@ private func redisCPUSeconds(_ client: RedisClient) async -> Double? {
     return found == 2 ? total : nil
 }
 
+/// A row for half of the bridge against half of the raw path (see ``HalfBridgePath``).
+private func halfRow(_ name: String, _ costs: [BurstCost], raw: Double) -> Row {
+    let figure = median(costs.map(\.wall))
+    return Row(
+        name: name, role: .subject, value: figure, status: Row.measured,
+        detail: formatFigure(1e9 / figure) + " events/s; " + formatRatio(figure / raw) + " of raw; " + cpuDetail(costs))
+}
+
 /// "CPU per event: process 3.1 µs, Redis 2.0 µs" (medians over the rounds).
 private func cpuDetail(_ costs: [BurstCost]) -> String {
     let process = median(costs.map(\.processCPU)) / 1000
@@ -467,6 +584,12 @@ private enum Payloads: Sendable {
     /// client by hand would do.
     case foundationCodable
 
+    /// The pre-encoded CloudEvents (none for Foundation's coding).
+    var events: [[UInt8]] {
+        if case .preEncoded(let payloads) = self { payloads } else { [] }
+    }
+
+    /// `count` CloudEvents, each with an id of its own.
     static func cloudEvents(type: String, count: Int = 64) -> Payloads {
         .preEncoded(
             (0..<count).map { n in
@@ -567,6 +690,9 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
     let codableName = "raw client + Foundation JSON per event"
     let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
     let packedName = "RedisBridge, up to \(packedEvents) events per message (batches)"
+    let sendingName =
+        "half: RedisBridge sends -> raw " + (mode == .pubSub ? "subscriber" : "XREADGROUP")
+    let receivingName = "half: raw " + (mode == .pubSub ? "PUBLISH" : "XADD") + " -> RedisBridge receives"
     switch BenchRedis.obtain() {
     case .failure(let skip):
         report.rows = [
@@ -574,6 +700,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
             Row(name: codableName, role: .baseline, value: nil, status: skip.reason),
             Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
             Row(name: packedName, role: .subject, value: nil, status: skip.reason),
+            Row(name: sendingName, role: .subject, value: nil, status: skip.reason),
+            Row(name: receivingName, role: .subject, value: nil, status: skip.reason),
         ]
     case .success(let redis):
         let count = effort.isQuick ? 500 : 20_000
@@ -581,10 +709,14 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         // does meanwhile (Redis's fsync of its append-only file, once a second, among it) falls
         // into some bursts and not others.
         let rounds = effort.isQuick ? 1 : 5
-        enum Contender: CaseIterable { case raw, codable, bridge, packed }
+        enum Contender: CaseIterable { case raw, codable, bridge, packed, sendingHalf, receivingHalf }
         var costs: [Contender: [BurstCost]] = [:]
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
+        // For the receiving half: as many events as one path receives (warm-up and burst).
+        let uniqueEvents = Payloads.cloudEvents(
+            type: mode == .pubSub ? BenchPing.wireName : BenchStreamPing.wireName, count: count + count / 10
+        ).events
         do {
             for round in 0..<rounds {
                 // The four contenders in turn, in reverse order every other round: the server's
@@ -602,6 +734,9 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     case (.codable, .stream): path = try await RawStream(redis, payloads: .foundationCodable)
                     case (.bridge, _): path = try await BridgePath(redis, mode: mode)
                     case (.packed, _): path = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
+                    case (.sendingHalf, _): path = try await HalfBridgePath(redis, mode: mode, half: .sending)
+                    case (.receivingHalf, _):
+                        path = try await HalfBridgePath(redis, mode: mode, half: .receiving, events: uniqueEvents)
                     }
                     _ = await throughput(path, count: count / 10, redis: infoClient)
                     costs[contender, default: []].append(await throughput(path, count: count, redis: infoClient))
@@ -609,6 +744,7 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                 }
             }
             let (raw, codable, bridged, packed) = (costs[.raw]!, costs[.codable]!, costs[.bridge]!, costs[.packed]!)
+            let (sendingHalf, receivingHalf) = (costs[.sendingHalf]!, costs[.receivingHalf]!)
             let rawFigure = median(raw.map(\.wall))
             let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
@@ -630,6 +766,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     detail: formatFigure(1e9 / packedFigure) + " events/s; " + formatRatio(packedFigure / rawFigure)
                         + " of raw (not the target's row: other consumers must read batches); "
                         + cpuDetail(packed)),
+                halfRow(sendingName, sendingHalf, raw: rawFigure),
+                halfRow(receivingName, receivingHalf, raw: rawFigure),
             ]
             report.target = Target(
                 goal: "bridge time per event within 1.2x of the raw client", figure: ratio(bridgeFigure, rawFigure),
