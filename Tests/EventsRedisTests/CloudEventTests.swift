@@ -379,6 +379,31 @@ struct RFC3339Tests {
         #expect(RFC3339.date(from: "2024-01-01T00:00:00.Z") == nil)
     }
 
+    @Test("The bridges' own layout is read to exactly the general parser's date, or refused like it")
+    func canonicalLayoutAgreesWithGeneralParser() {
+        var generator = SystemRandomNumberGenerator()
+        var texts: [String] = []
+        for _ in 0..<2_000 {
+            let milliseconds = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator)
+            texts.append(RFC3339.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+        }
+        // Canonical in layout, invalid in content: the fast path must refuse them as well.
+        texts += [
+            "2023-02-29T00:00:00.000Z", "2024-13-01T00:00:00.000Z", "2024-00-10T00:00:00.000Z",
+            "2024-01-00T00:00:00.000Z", "2024-01-01T24:00:00.000Z", "2024-01-01T00:60:00.000Z",
+            "2024-01-01T00:00:61.000Z", "2024-01-01T00:00:60.000Z", "2024-0a-01T00:00:00.000Z",
+            "2024-01-01T00:00:00.00/Z", "+024-01-01T00:00:00.000Z",
+        ]
+        for text in texts {
+            // A lowercase `z` is valid RFC 3339 but not the bridges' layout: the general parser
+            // reads it.
+            let general = RFC3339.date(from: String(text.dropLast()) + "z")
+            #expect(RFC3339.date(from: text) == general, "\(text)")
+        }
+        #expect(RFC3339.date(from: "2024-02-29T23:59:60.500Z") != nil, "a leap second")
+        #expect(RFC3339.date(from: "2024-01-01T00:00:00.000Z") == Date(timeIntervalSince1970: 1_704_067_200))
+    }
+
     @Test(
         "Format then parse is the identity at millisecond precision",
         arguments: [0.0, 1.001, 1_796_026_502.125, -86_400.999])

@@ -62,6 +62,7 @@ enum RFC3339 {
 
     /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
     static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if let date = canonicalDate(bytes) { return date }
         var index = 0
 
         func number(_ digits: Int) -> Int? {
@@ -119,6 +120,43 @@ enum RFC3339 {
 
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// The date of a timestamp laid out as bridges write them (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
+    /// read with fixed offsets: the general parser's field-by-field scanning cost about 500
+    /// instructions per received event. Gives exactly the general parser's date (the same
+    /// checks, the same arithmetic in the same order), or nil for any other layout, which the
+    /// general parser then reads.
+    private static func canonicalDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        var valid = true
+        func number(_ start: Int, _ count: Int) -> Int {
+            var value = 0
+            for index in start..<start + count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                valid = valid && digit < 10
+                value = value * 10 + Int(digit)
+            }
+            return value
+        }
+        let (year, month, day) = (number(0, 4), number(5, 2), number(8, 2))
+        let (hour, minute, second) = (number(11, 2), number(14, 2), number(17, 2))
+        _ = number(20, 3)
+        guard valid, (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day), hour < 24,
+            minute < 60, second <= 60
+        else { return nil }
+        var fraction = 0.0
+        var scale = 0.1
+        for index in 20..<23 {
+            fraction += Double(bytes[index] - UInt8(ascii: "0")) * scale
+            scale /= 10
+        }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
