@@ -1,3 +1,4 @@
+import Foundation
 import RedisServerSupport
 import Testing
 
@@ -203,5 +204,71 @@ struct RedisPubSubFrameTests {
             if case .invalidConfiguration = error as? RedisError { return true }
             return false
         }
+    }
+}
+
+@Suite("Redis Pub/Sub health check", .timeLimit(.minutes(1)))
+struct RedisPubSubHealthCheckTests {
+    /// What a scripted server saw of its one subscriber, in seconds after it confirmed the
+    /// subscription.
+    private struct Observation: Sendable {
+        var ping: Double?
+        var hangUp: Double?
+    }
+
+    @Test("After a silence a subscriber pings, and gives the connection up when the ping goes unanswered")
+    func pingsAfterSilenceAndGivesUpUnanswered() async throws {
+        let (listener, port) = try TestSocket.listen()
+        defer { TestSocket.closeDescriptor(listener) }
+        let observations = Log<Observation>()
+        let serverDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { serverDone.signal() }
+            guard TestSocket.waitReadable(listener, milliseconds: 5_000) else { return }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            defer { TestSocket.closeDescriptor(client) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            func receive() -> [UInt8]? {
+                guard TestSocket.waitReadable(client, milliseconds: 5_000) else { return nil }
+                let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                return count > 0 ? Array(buffer[..<count]) : []
+            }
+            // The handshake's PING, then SUBSCRIBE; then silence.
+            guard receive() != nil else { return }
+            TestSocket.writeAll(client, Array("+PONG\r\n".utf8))
+            guard receive() != nil else { return }
+            TestSocket.writeAll(client, Array("*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n".utf8))
+            let confirmed = ContinuousClock.now
+            func since() -> Double {
+                let elapsed = (ContinuousClock.now - confirmed).components
+                return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            }
+            var observation = Observation()
+            if let request = receive(), String(decoding: request, as: UTF8.self).contains("PING") {
+                observation.ping = since()
+                // Unanswered: the subscriber must hang up.
+                if receive() == [] { observation.hangUp = since() }
+            }
+            observations.append(observation)
+        }
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
+        configuration.replyTimeout = .milliseconds(500)
+        let subscriber = RedisSubscriber(configuration, healthCheckInterval: .milliseconds(600))
+        defer { subscriber.close() }
+        var events = subscriber.events(channels: ["c"]).makeAsyncIterator()
+        #expect(try await events.next() == .subscribed(name: "c", count: 1))
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                _ = serverDone.wait(timeout: .now() + 15)
+                continuation.resume()
+            }
+        }
+        let observation = try #require(observations.values.first)
+        let ping = try #require(observation.ping, "no PING after the silence")
+        // The interval, plus up to two read slices (250 ms each) before the silence is noticed.
+        #expect(ping >= 0.5 && ping < 2.0, "PING after \(ping) s of silence")
+        let hangUp = try #require(observation.hangUp, "the connection was kept after an unanswered PING")
+        #expect(hangUp - ping >= 0.4 && hangUp - ping < 2.0, "gave up \(hangUp - ping) s after the PING")
     }
 }
