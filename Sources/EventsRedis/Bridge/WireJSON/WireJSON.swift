@@ -79,3 +79,18 @@ struct WireJSONIndexKey: CodingKey {
         self.intValue = intValue
     }
 }
+
+extension Array {
+    /// Removes elements from the end until `count` is `newCount` (no more than it is), keeping
+    /// the capacity. For a few elements, one at a time: `removeLast(_:)` and
+    /// `removeAll(keepingCapacity:)` go through `replaceSubrange`, about 150 instructions even
+    /// for one or two elements, and the coders trim their stacks several times per value.
+    mutating func truncate(to newCount: Int) {
+        guard count > newCount else { return }
+        if count - newCount > 8 {
+            removeSubrange(newCount...)
+        } else {
+            while count > newCount { removeLast() }
+        }
+    }
+}

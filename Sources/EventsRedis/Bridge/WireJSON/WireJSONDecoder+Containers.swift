@@ -470,6 +470,6 @@ struct WireJSONSingleValueDecodingContainer: SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decodeValue(type, at: offset, key: nil)
+        try decoder.decodeValue(type, at: offset)
     }
 }

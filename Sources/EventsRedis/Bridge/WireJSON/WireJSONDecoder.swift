@@ -58,9 +58,13 @@ final class WireJSONDecoder {
         }
         bytes = UnsafeBufferPointer(rebasing: storage[..<range.count])
         valueOffset = 0
-        keys.removeAll(keepingCapacity: true)
+        keys.truncate(to: 0)
         // A document of many objects leaves a large table; a spare decoder keeps a small one.
-        memberTable.removeAll(keepingCapacity: memberTable.capacity <= Self.largestSpareMemberTable)
+        if memberTable.capacity <= Self.largestSpareMemberTable {
+            memberTable.truncate(to: 0)
+        } else {
+            memberTable = []
+        }
         refusal = nil
     }
 
@@ -101,7 +105,7 @@ final class WireJSONDecoder {
             }
         }
         let start = decoder.skipWhitespace(from: 0)
-        let value = try decoder.decodeValue(type, at: start, key: nil)
+        let value = try decoder.decodeValue(type, at: start)
         if let refusal = decoder.refusal { throw WireJSONUnsupported(reason: refusal) }
         return value
     }
@@ -112,24 +116,32 @@ final class WireJSONDecoder {
         return WireJSONUnsupported(reason: reason)
     }
 
-    /// Decodes a nested value (or the top-level one) that starts at `offset`. A container passes
-    /// the keys of its nesting beyond its value's (`nestedKeys`) and the value's own key.
+    /// Decodes a nested value that starts at `offset`. A container passes the keys of its
+    /// nesting beyond its value's (`nestedKeys`) and the value's own key.
     func decodeValue<Value: Decodable>(
-        _ type: Value.Type, at offset: Int, nestedKeys: [any CodingKey] = [], key: (any CodingKey)?
+        _ type: Value.Type, at offset: Int, nestedKeys: [any CodingKey] = [], key: any CodingKey
     ) throws -> Value {
+        let outerKeyCount = keys.count
+        if !nestedKeys.isEmpty { keys.append(contentsOf: nestedKeys) }
+        keys.append(key)
+        defer { keys.truncate(to: outerKeyCount) }
+        return try decodeValue(type, at: offset)
+    }
+
+    /// Decodes the top-level value, or a value with the key path of the one being decoded (a
+    /// single value container's), that starts at `offset`.
+    ///
+    /// Apart from the keyed form, because an optional key cost a copy and two destructions
+    /// through the existential's generic witnesses, about 400 instructions per value, even
+    /// when it was nil.
+    func decodeValue<Value: Decodable>(_ type: Value.Type, at offset: Int) throws -> Value {
         // Foundation reads these specially (dates from seconds, data from base64, ...).
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
             throw fail("\(Value.self) is left to Foundation")
         }
         let outerOffset = valueOffset
         valueOffset = offset
-        let outerKeyCount = keys.count
-        keys.append(contentsOf: nestedKeys)
-        if let key { keys.append(key) }
-        defer {
-            valueOffset = outerOffset
-            keys.removeSubrange(outerKeyCount...)
-        }
+        defer { valueOffset = outerOffset }
         return try Value(from: self)
     }
 
