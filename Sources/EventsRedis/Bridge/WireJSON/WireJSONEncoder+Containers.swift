@@ -94,7 +94,7 @@ struct WireJSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.beginMember(key, depth: depth, id: id)
-        try encoder.encodeValue(value, key: key)
+        try encoder.encodeValue(value, forKey: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -116,7 +116,7 @@ struct WireJSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
             encoder.refuse(String(describing: error))
             return (-1, -1)
         }
-        return encoder.open(keyed: keyed, key: key)
+        return encoder.openNested(keyed: keyed, key: encoder.handle(for: key))
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -222,7 +222,7 @@ struct WireJSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = try encoder.beginElement(depth: depth, id: id)
-        try encoder.encodeValue(value, key: WireJSONIndexKey(index: index))
+        try encoder.encodeValue(value, forKey: WireJSONIndexKey(index: index))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -245,7 +245,7 @@ struct WireJSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
             encoder.refuse(String(describing: error))
             return (-1, -1)
         }
-        return encoder.open(keyed: keyed, key: WireJSONIndexKey(index: index))
+        return encoder.openNested(keyed: keyed, key: encoder.handle(for: WireJSONIndexKey(index: index)))
     }
 
     mutating func superEncoder() -> any Encoder {

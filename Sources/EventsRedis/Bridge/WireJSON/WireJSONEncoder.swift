@@ -42,13 +42,13 @@ final class WireJSONEncoder {
             spare.keep(&encoder)
         }
         let start = encoder.state.output.bytes.count
-        try encoder.encodeValue(value, key: nil)
+        try encoder.encodeValue(value, key: .none)
         try encoder.state.finish(from: start)
     }
 
     /// Encodes a nested value (or the top-level one) at the current output position, after its
     /// key or separator has been written.
-    func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
+    func encodeValue<Value: Encodable>(_ value: Value, key: WireJSONKeyHandle) throws {
         // Foundation formats these specially (dates as seconds, data as base64, ...).
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
             throw state.fail("\(Value.self) is left to Foundation")
@@ -75,10 +75,25 @@ final class WireJSONEncoder {
         state.fail(reason)
     }
 
-    var pendingValueKey: (any CodingKey)? { state.pendingValueKey }
+    var pendingValueKey: WireJSONKeyHandle { state.pendingValueKey }
 
-    func open(keyed: Bool, key: (any CodingKey)?) -> (depth: Int, id: Int) {
-        state.open(keyed: keyed, key: key)
+    var recordedKeyCount: Int { state.recordedKeyCount }
+
+    /// Records `key` for coding paths; the handle stands for it from then on.
+    func handle(for key: some CodingKey) -> WireJSONKeyHandle {
+        state.handle(for: key)
+    }
+
+    /// Opens a nested container of an open one under `key`, which it owns from then on.
+    func openNested(keyed: Bool, key: WireJSONKeyHandle) -> (depth: Int, id: Int) {
+        state.open(keyed: keyed, key: key, ownsKey: true)
+    }
+
+    /// Encodes a nested value under `key`, which is recorded for the value's coding paths.
+    func encodeValue<Value: Encodable>(_ value: Value, forKey key: some CodingKey) throws {
+        let handle = state.handle(for: key)
+        defer { state.forgetKeys(from: handle) }
+        try encodeValue(value, key: handle)
     }
 
     func openValueContainer(keyed: Bool) -> (depth: Int, id: Int) {
@@ -135,8 +150,10 @@ struct WireJSONEncoderState {
         let isKeyed: Bool
         /// Distinguishes this container from later ones at the same depth.
         let id: Int
-        /// The key it was created for (nil at the top level), for `codingPath`.
-        let key: (any CodingKey)?
+        /// The key it was created for (none at the top level), for `codingPath`.
+        let key: WireJSONKeyHandle
+        /// Whether `key` was recorded for this container (a nested one), not for its value.
+        let ownsKey: Bool
         /// Where its keys start in `keyLog`.
         let keyStart: Int
         var count = 0
@@ -157,7 +174,12 @@ struct WireJSONEncoderState {
     private var valueDepth = 0
     private var valueStart = 0
     /// The key of the value being encoded, until its container records it.
-    private var valueKey: (any CodingKey)?
+    private var valueKey = WireJSONKeyHandle.none
+    /// The keys of the values and containers open now, innermost last, for coding paths:
+    /// handles index it. Keys are referred to by handle rather than held as optional
+    /// existentials, whose every copy and destruction went through generic witnesses (about
+    /// 150 instructions each, several per value, even for the top level's nil).
+    private var keys: [any CodingKey] = []
     /// Set when something was refused where Codable gives no way to throw.
     private var refusal: String?
 
@@ -167,19 +189,37 @@ struct WireJSONEncoderState {
     struct ValueContext {
         let depth: Int
         let start: Int
-        let key: (any CodingKey)?
+        let key: WireJSONKeyHandle
     }
 
-    /// Empties the state for the next value, keeping its arrays' storage.
+    /// Empties the state for the next value, keeping its arrays' storage (but a large key
+    /// record's).
     mutating func reset() {
-        frames.removeAll(keepingCapacity: true)
-        keyLog.removeAll(keepingCapacity: true)
+        frames.truncate(to: 0)
+        keyLog.truncate(to: 0)
+        keys.truncate(to: 0)
         nextFrameID = 0
         valueDepth = 0
         valueStart = 0
-        valueKey = nil
+        valueKey = .none
         refusal = nil
     }
+
+    /// Records the key of a value or container about to open; `forgetKeys(from:)` drops it
+    /// when that value ends (a container's is dropped when it closes).
+    mutating func handle(for key: some CodingKey) -> WireJSONKeyHandle {
+        keys.append(key)
+        return WireJSONKeyHandle(index: keys.count - 1)
+    }
+
+    /// Drops the key `handle` stands for and every key recorded after it.
+    mutating func forgetKeys(from handle: WireJSONKeyHandle) {
+        if let index = handle.index { keys.truncate(to: index) }
+    }
+
+    /// How many keys are recorded now: as many as values and containers are open below the
+    /// top level, however many were coded before them.
+    var recordedKeyCount: Int { keys.count }
 
     /// Checks the value that was written from offset `start` on.
     mutating func finish(from start: Int) throws {
@@ -191,7 +231,7 @@ struct WireJSONEncoderState {
     // MARK: - Values
 
     /// Starts a value at the current position; returns the enclosing value's context.
-    mutating func beginValue(key: (any CodingKey)?) -> ValueContext {
+    mutating func beginValue(key: WireJSONKeyHandle) -> ValueContext {
         let outer = ValueContext(depth: valueDepth, start: valueStart, key: valueKey)
         valueDepth = frames.count
         valueStart = output.bytes.count
@@ -227,7 +267,7 @@ struct WireJSONEncoderState {
     }
 
     /// The key of the value being encoded, while it has no container yet.
-    var pendingValueKey: (any CodingKey)? { frames.count == valueDepth ? valueKey : nil }
+    var pendingValueKey: WireJSONKeyHandle { frames.count == valueDepth ? valueKey : .none }
 
     mutating func writeDouble(_ value: Double) throws {
         guard output.appendDouble(value) else { throw fail("\(value) is not valid JSON") }
@@ -236,14 +276,16 @@ struct WireJSONEncoderState {
     // MARK: - Containers
 
     /// Opens a container for the value being encoded, or for a nested container of an open one.
-    mutating func open(keyed: Bool, key: (any CodingKey)?) -> (depth: Int, id: Int) {
+    /// Opens a container for the value being encoded, or (`ownsKey`) for a nested container of
+    /// an open one, whose key was recorded for it and is forgotten when it closes.
+    mutating func open(keyed: Bool, key: WireJSONKeyHandle, ownsKey: Bool) -> (depth: Int, id: Int) {
         output.append(keyed ? UInt8(ascii: "{") : UInt8(ascii: "["))
         let id = nextFrameID
         nextFrameID += 1
         // Room for typical nesting and key counts at once, rather than growing one by one.
         if frames.capacity == 0 { frames.reserveCapacity(8) }
         if keyed && keyLog.capacity == 0 { keyLog.reserveCapacity(16) }
-        frames.append(Frame(isKeyed: keyed, id: id, key: key, keyStart: keyLog.count))
+        frames.append(Frame(isKeyed: keyed, id: id, key: key, ownsKey: ownsKey, keyStart: keyLog.count))
         return (frames.count - 1, id)
     }
 
@@ -253,7 +295,7 @@ struct WireJSONEncoderState {
             refuse("a value asked for a second container")
             return (-1, -1)
         }
-        return open(keyed: keyed, key: valueKey)
+        return open(keyed: keyed, key: valueKey, ownsKey: false)
     }
 
     /// Checks that a container may still be written to, closing its nested containers.
@@ -269,7 +311,8 @@ struct WireJSONEncoderState {
         while frames.count > depth {
             let frame = frames.removeLast()
             output.append(frame.isKeyed ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-            if frame.isKeyed { keyLog.removeSubrange(frame.keyStart...) }
+            if frame.isKeyed { keyLog.truncate(to: frame.keyStart) }
+            if frame.ownsKey { forgetKeys(from: frame.key) }
         }
     }
 
@@ -325,10 +368,17 @@ struct WireJSONEncoderState {
         let frameCount = depth.map { min($0 + 1, frames.count) } ?? frames.count
         var path: [any CodingKey] = []
         for frame in frames[..<frameCount] {
-            if let key = frame.key { path.append(key) }
+            if let key = key(frame.key) { path.append(key) }
         }
-        if depth == nil, frames.count == valueDepth, let valueKey { path.append(valueKey) }
+        if depth == nil, frames.count == valueDepth, let valueKey = key(valueKey) { path.append(valueKey) }
         return path
+    }
+
+    /// The key `handle` stands for. A container misused after its value ended may hold a
+    /// handle whose key was dropped: no key then (coding paths are only for messages).
+    private func key(_ handle: WireJSONKeyHandle) -> (any CodingKey)? {
+        guard let index = handle.index, index < keys.count else { return nil }
+        return keys[index]
     }
 }
 
@@ -349,4 +399,21 @@ extension WireJSONEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer {
         WireJSONSingleValueEncodingContainer(encoder: self)
     }
+}
+
+/// A key recorded in the encoder's state (see `WireJSONEncoderState.keys`), or none.
+struct WireJSONKeyHandle {
+    private let rawValue: Int
+
+    static let none = WireJSONKeyHandle(rawValue: -1)
+
+    private init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    init(index: Int) {
+        rawValue = index
+    }
+
+    var index: Int? { rawValue >= 0 ? rawValue : nil }
 }
