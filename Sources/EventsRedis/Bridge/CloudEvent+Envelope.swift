@@ -34,8 +34,10 @@ extension CloudEvent {
         var dataSchema = Attribute.absent
         var dataBase64 = Attribute.absent
         var data = Attribute.absent
-        /// The first attribute, in message order, that must be a string but holds something else.
-        var firstNonString: String?
+        /// The name of the first attribute, in message order, that must be a string but holds
+        /// something else. A token, not a `String`: with no reference in it, an envelope is
+        /// copied as plain bytes rather than through value witnesses.
+        var firstNonString: JSONScanner.StringToken?
         /// How deep `data` is nested (1 for a scalar or an empty container), when it is not a
         /// string. The scan validated it as strictly as a whole document is validated.
         var dataDepth = 0
@@ -61,7 +63,7 @@ extension CloudEvent {
                 guard let known else { continue }
                 self[known] = value
                 if known != .data, case .other(_, let isNull) = value, !isNull, firstNonString == nil {
-                    firstNonString = scanner.string(name)
+                    firstNonString = name
                 }
             }
             try scanner.expectEnd()

@@ -110,7 +110,7 @@ public struct CloudEvent: Sendable, Hashable {
             }
         }
         if let name = envelope.firstNonString {
-            throw CloudEventError("attribute \"\(name)\" must be a string")
+            throw CloudEventError("attribute \"\(scanner.string(name))\" must be a string")
         }
 
         guard case .string(let version) = envelope.specversion else {
