@@ -426,6 +426,21 @@ struct WireJSONTests {
         #expect(try WireJSON.decode(WireHolder<String>.self, from: Array(#"{"v\u0061lue":"x"}"#.utf8)).value == "x")
     }
 
+    @Test("Member names match keys as Swift strings compare, canonical equivalents included, as in Foundation")
+    func keysMatchAsSwiftStrings() throws {
+        // The Kelvin sign (U+212A) is canonically equivalent to "K": as keys they are equal.
+        let documents = [#"{"K":1}"#, #"{"\u212A":1}"#, "{\"\u{212A}\":1}", #"{"k":1}"#, #"{"Kelvin":1}"#]
+        for document in documents {
+            let bytes = Array(document.utf8)
+            let foundation = try? JSONDecoder().decode(WireKelvin.self, from: Data(bytes))
+            // The wire decoder itself: `WireJSON` would hand a refusal to Foundation.
+            let wire = try? WireJSONDecoder.decode(WireKelvin.self, from: bytes)
+            #expect(wire == foundation, "\(document)")
+        }
+        #expect(try WireJSONDecoder.decode(WireKelvin.self, from: Array(#"{"K":1}"#.utf8)).plain == 1)
+        #expect(try WireJSONDecoder.decode(WireKelvin.self, from: Array(#"{"\u212A":2}"#.utf8)).kelvin == 2)
+    }
+
     @Test(
         "Malformed or mistyped input throws, as Foundation does",
         arguments: [
@@ -586,6 +601,25 @@ indirect enum WireDeepList: Codable, Equatable {
 }
 
 /// A value with random contents for the randomized tests.
+/// Reads one member by an ASCII key and by its canonical equivalent, the Kelvin sign.
+struct WireKelvin: Decodable, Equatable {
+    var plain: Int?
+    var kelvin: Int?
+
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        plain = try container.decodeIfPresent(Int.self, forKey: Key(stringValue: "K"))
+        kelvin = try container.decodeIfPresent(Int.self, forKey: Key(stringValue: "\u{212A}"))
+    }
+}
+
 struct WireRandom: Codable, Equatable {
     var text: String
     var number: Double

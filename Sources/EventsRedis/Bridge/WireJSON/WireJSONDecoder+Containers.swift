@@ -1,3 +1,5 @@
+import Foundation
+
 // The three Codable containers of `WireJSONDecoder`. Each reads the decoder's bytes in place at
 // offsets found when it was created (keyed) or as it goes (unkeyed).
 
@@ -8,24 +10,13 @@ struct WireJSONMember {
     let value: Int
 }
 
-struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    typealias Member = WireJSONMember
-
-    let decoder: WireJSONDecoder
-    /// Where this container's members are in the decoder's `memberTable`.
-    let members: Range<Int>
-    /// The value offsets by member name, for objects with more than a few members: looking a
-    /// key up by scanning the members made decoding a dictionary quadratic in its size.
-    let offsetsByName: [String: Int]?
-    /// How many of the decoder's keys lead to this container's value, and the keys of the
-    /// nested containers between that value and this container.
-    let pathDepth: Int
-    let nestedKeys: [any CodingKey]
-
-    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: [any CodingKey]) throws {
-        self.decoder = decoder
-        self.pathDepth = decoder.keys.count
-        self.nestedKeys = nestedKeys
+/// Finds the members of an object for a keyed container. Not in the container: the container is
+/// generic, and its static functions cost a metadata lookup on every call.
+enum WireJSONObjectScan {
+    /// Records the members of the object at `offset` in the decoder's `memberTable`; returns
+    /// where they are and, for a large object, where its offsets by name are. Throws when two
+    /// members have the same name (Foundation keeps one of them; which one is its business).
+    static func members(of offset: Int, _ decoder: WireJSONDecoder) throws -> (range: Range<Int>, offsetTable: Int?) {
         let bytes = decoder.bytes
         let first = decoder.memberTable.count
         var index = decoder.skipWhitespace(from: offset + 1)
@@ -34,26 +25,24 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
                 let name = decoder.stringToken(at: index)
                 index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
                 let value = decoder.skipWhitespace(from: index)
-                decoder.appendMember(Member(name: name, value: value))
+                decoder.appendMember(WireJSONMember(name: name, value: value))
                 index = decoder.skipWhitespace(from: decoder.end(ofValueAt: value))
                 if bytes[index] == UInt8(ascii: "}") { break }
                 index = decoder.skipWhitespace(from: index + 1)  // past ','
             }
         }
-        members = first..<decoder.memberTable.count
-        if members.count > 16 {
-            // Names compare as Swift strings, as in Foundation's dictionary.
-            var offsets = [String: Int](minimumCapacity: members.count)
-            for member in decoder.memberTable[members]
-            where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
-                // Foundation keeps one of them; which one is its business.
-                throw decoder.fail("an object repeats a member name")
-            }
-            offsetsByName = offsets
-        } else {
-            offsetsByName = nil
-            if Self.hasRepeatedName(members, decoder) { throw decoder.fail("an object repeats a member name") }
+        let members = first..<decoder.memberTable.count
+        guard members.count > 16 else {
+            if hasRepeatedName(members, decoder) { throw decoder.fail("an object repeats a member name") }
+            return (members, nil)
         }
+        // Names compare as Swift strings, as in Foundation's dictionary.
+        var offsets = [String: Int](minimumCapacity: members.count)
+        for member in decoder.memberTable[members]
+        where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
+            throw decoder.fail("an object repeats a member name")
+        }
+        return (members, decoder.appendOffsetTable(offsets))
     }
 
     /// Whether two of a few members have the same name.
@@ -78,8 +67,40 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         }
         return decoder.string(a) == decoder.string(b)
     }
+}
 
-    var codingPath: [any CodingKey] { Array(decoder.keys.prefix(pathDepth)) + nestedKeys }
+struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: WireJSONDecoder
+    /// Where this container's members are in the decoder's `memberTable`.
+    let members: Range<Int>
+    /// Where the value offsets by member name are in the decoder's `offsetTables`, for objects
+    /// with more than a few members (looking a key up by scanning the members made decoding a
+    /// dictionary quadratic in its size); nil for the others.
+    let offsetsByName: Int?
+    /// How many of the decoder's keys lead to this container's value, and where the keys of the
+    /// nested containers between that value and this container are in the decoder's
+    /// `nestedKeyTable`.
+    ///
+    /// Tables in the decoder rather than arrays here: the standard library's box copies the
+    /// container for every value decoded, through its value witnesses, and each reference in
+    /// it cost a retain and a release there.
+    let pathDepth: Int
+    let nestedKeys: Range<Int>
+
+    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: Range<Int>) throws {
+        let members = try WireJSONObjectScan.members(of: offset, decoder)
+        // Every property at once, after the last throw: the container is generic, and storing
+        // some before a throw cost a copy of it through its value witnesses.
+        self.decoder = decoder
+        self.members = members.range
+        self.offsetsByName = members.offsetTable
+        self.pathDepth = decoder.keys.count
+        self.nestedKeys = nestedKeys
+    }
+
+    var codingPath: [any CodingKey] {
+        Array(decoder.keys.prefix(pathDepth)) + decoder.nestedKeyTable[nestedKeys]
+    }
 
     var allKeys: [Key] {
         decoder.memberTable[members].compactMap { Key(stringValue: decoder.string($0.name)) }
@@ -90,25 +111,26 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     /// Where the value for `key` starts, found by comparing bytes when both names are plain
-    /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares).
+    /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares: a
+    /// non-ASCII key such as the Kelvin sign can equal an ASCII name).
     private func offset(for key: Key) -> Int? {
-        if let offsetsByName { return offsetsByName[key.stringValue] }
+        if let offsetsByName { return decoder.offsetTables[offsetsByName][key.stringValue] }
         var name = key.stringValue
         return name.withUTF8 { keyBytes -> Int? in
             let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
-            for member in decoder.memberTable[members] {
+            let bytes = decoder.bytes
+            for index in members {
+                let member = decoder.memberTable[index]
                 if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
+                    // One comparison of the two runs of bytes, not a loop over them.
                     guard member.name.content.count == keyBytes.count else { continue }
-                    var equal = true
-                    var position = member.name.content.lowerBound
-                    for byte in keyBytes {
-                        if decoder.bytes[position] != byte {
-                            equal = false
-                            break
-                        }
-                        position += 1
+                    if keyBytes.isEmpty
+                        || memcmp(
+                            bytes.baseAddress! + member.name.content.lowerBound, keyBytes.baseAddress!, keyBytes.count)
+                            == 0
+                    {
+                        return member.value
                     }
-                    if equal { return member.value }
                 } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
                     return member.value
                 }
@@ -202,13 +224,14 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
         return KeyedDecodingContainer(
             try WireJSONKeyedDecodingContainer<NestedKey>(
-                decoder: decoder, offset: offset, nestedKeys: nestedKeys + [key]))
+                decoder: decoder, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try valueOffset(for: key)
         guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
-        return WireJSONUnkeyedDecodingContainer(decoder: decoder, offset: offset, nestedKeys: nestedKeys + [key])
+        return WireJSONUnkeyedDecodingContainer(
+            decoder: decoder, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -227,10 +250,11 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// The offset of the next element, or of the closing bracket.
     private var cursor: Int
     private(set) var currentIndex = 0
+    /// As in the keyed container.
     let pathDepth: Int
-    let nestedKeys: [any CodingKey]
+    let nestedKeys: Range<Int>
 
-    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: [any CodingKey]) {
+    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: Range<Int>) {
         self.decoder = decoder
         self.start = offset
         self.cursor = decoder.skipWhitespace(from: offset + 1)
@@ -238,7 +262,9 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         self.nestedKeys = nestedKeys
     }
 
-    var codingPath: [any CodingKey] { Array(decoder.keys.prefix(pathDepth)) + nestedKeys }
+    var codingPath: [any CodingKey] {
+        Array(decoder.keys.prefix(pathDepth)) + decoder.nestedKeyTable[nestedKeys]
+    }
 
     var count: Int? {
         var index = decoder.skipWhitespace(from: start + 1)
@@ -376,7 +402,8 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let offset = try current()
         guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
         let container = try WireJSONKeyedDecodingContainer<NestedKey>(
-            decoder: decoder, offset: offset, nestedKeys: nestedKeys + [WireJSONIndexKey(index: currentIndex)])
+            decoder: decoder, offset: offset,
+            nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
         advance()
         return KeyedDecodingContainer(container)
     }
@@ -385,7 +412,8 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let offset = try current()
         guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
         let container = WireJSONUnkeyedDecodingContainer(
-            decoder: decoder, offset: offset, nestedKeys: nestedKeys + [WireJSONIndexKey(index: currentIndex)])
+            decoder: decoder, offset: offset,
+            nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
         advance()
         return container
     }

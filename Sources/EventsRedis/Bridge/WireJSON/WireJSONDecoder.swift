@@ -34,6 +34,13 @@ final class WireJSONDecoder {
     /// container costs no array of its own and copying it (which the standard library's box
     /// does for each value decoded) retains less.
     @exclusivity(unchecked) private(set) var memberTable: [WireJSONMember] = []
+    /// The nested keys of the containers made during this decode (see
+    /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
+    /// during a decode, like `memberTable`.
+    @exclusivity(unchecked) private(set) var nestedKeyTable: [any CodingKey] = []
+    /// The member offsets by name of the large objects decoded so far (see
+    /// `WireJSONKeyedDecodingContainer.offsetsByName`); never trimmed during a decode.
+    @exclusivity(unchecked) private(set) var offsetTables: [[String: Int]] = []
 
     private init() {}
 
@@ -65,6 +72,8 @@ final class WireJSONDecoder {
         } else {
             memberTable = []
         }
+        if !nestedKeyTable.isEmpty { nestedKeyTable = [] }
+        if !offsetTables.isEmpty { offsetTables = [] }
         refusal = nil
     }
 
@@ -74,6 +83,22 @@ final class WireJSONDecoder {
     /// Records a member of the keyed container being made.
     func appendMember(_ member: WireJSONMember) {
         memberTable.append(member)
+    }
+
+    /// Records the nested keys of a container inside another: the outer one's (`outer`, a run
+    /// of `nestedKeyTable`) and then `key`. Returns where they are.
+    func appendNestedKeys(_ outer: Range<Int>, _ key: any CodingKey) -> Range<Int> {
+        let start = nestedKeyTable.count
+        // One by one: appending a slice of the table to itself would copy the whole table.
+        for index in outer { nestedKeyTable.append(nestedKeyTable[index]) }
+        nestedKeyTable.append(key)
+        return start..<nestedKeyTable.count
+    }
+
+    /// Records the member offsets of a large object; returns where they are in `offsetTables`.
+    func appendOffsetTable(_ offsets: [String: Int]) -> Int {
+        offsetTables.append(offsets)
+        return offsetTables.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
@@ -119,10 +144,10 @@ final class WireJSONDecoder {
     /// Decodes a nested value that starts at `offset`. A container passes the keys of its
     /// nesting beyond its value's (`nestedKeys`) and the value's own key.
     func decodeValue<Value: Decodable>(
-        _ type: Value.Type, at offset: Int, nestedKeys: [any CodingKey] = [], key: any CodingKey
+        _ type: Value.Type, at offset: Int, nestedKeys: Range<Int>, key: any CodingKey
     ) throws -> Value {
         let outerKeyCount = keys.count
-        if !nestedKeys.isEmpty { keys.append(contentsOf: nestedKeys) }
+        if !nestedKeys.isEmpty { keys.append(contentsOf: nestedKeyTable[nestedKeys]) }
         keys.append(key)
         defer { keys.truncate(to: outerKeyCount) }
         return try decodeValue(type, at: offset)
@@ -340,12 +365,12 @@ extension WireJSONDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard bytes[valueOffset] == UInt8(ascii: "{") else { throw fail("expected an object") }
         return KeyedDecodingContainer(
-            try WireJSONKeyedDecodingContainer<Key>(decoder: self, offset: valueOffset, nestedKeys: []))
+            try WireJSONKeyedDecodingContainer<Key>(decoder: self, offset: valueOffset, nestedKeys: 0..<0))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard bytes[valueOffset] == UInt8(ascii: "[") else { throw fail("expected an array") }
-        return WireJSONUnkeyedDecodingContainer(decoder: self, offset: valueOffset, nestedKeys: [])
+        return WireJSONUnkeyedDecodingContainer(decoder: self, offset: valueOffset, nestedKeys: 0..<0)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
