@@ -165,4 +165,51 @@ struct CloudEventBatchTests {
         #expect(error.reason.contains("batch"))
         _ = listener
     }
+
+    @Test("Attributes written with escapes count as their text: own source, carried type, duplicates, the origin")
+    func inboundReadsEscapedAttributes() throws {
+        let center = EventCenter()
+        let counters = BridgeCounters()
+        let errors = ErrorLog()
+        let inbound = Inbound(
+            center: center, source: "me", ownIDPrefix: "own-",
+            carried: [Sequenced.wireName: .typed(Sequenced.self, mode: .pubSub, key: "k")],
+            deduplicationWindow: 100, counters: counters, report: { errors.record($0) })
+        let origins = Log<RemoteOrigin>()
+        let listener = center.listen(to: Sequenced.self) { _, sender in
+            if let origin = sender?.object(as: RemoteOrigin.self) { origins.append(origin) }
+        }
+        let type = #"com.ex\u0061mple.test.sequenced"#
+        func receive(_ attributes: String, data: String = #"{"n":1}"#) {
+            let message = #"{"specversion":"1.0","# + attributes + #","data":"# + data + "}"
+            inbound.receiveNow(Array(message.utf8), key: "k")
+        }
+        // As the first element of a batch and as a message of its own, so that positions are
+        // read both from the start of the message and from inside it.
+        let first = #"{"specversion":"1.0","id":"x","source":"other","type":"\#(type)","data":{"n":0}}"#
+        inbound.receiveNow(
+            Array(("[" + first + "," + first.replacingOccurrences(of: #""x""#, with: #""y""#) + "]").utf8), key: "k")
+        receive(
+            #""id":"\u0031","source":"o\u0074her","type":"\#(type)","subject":"Ch\u00e9ckout","time":"2026-11-30T08:15:02.125Z""#
+        )
+        receive(#""id":"1","source":"other","type":"\#(type)""#)  // the same identity, unescaped
+        receive(#""id":"2","source":"m\u0065","type":"\#(type)""#)  // this instance's own source
+        receive(#""id":"3","source":"other","type":"com.\u0075nknown""#)
+
+        let values = origins.values
+        #expect(values.map(\.id) == ["x", "y", "1"])
+        #expect(values.allSatisfy { $0.source == "other" && $0.type == Sequenced.wireName && $0.key == "k" })
+        #expect(values.last?.subject == "Chéckout")
+        #expect(values.last?.time == RFC3339.date(from: "2026-11-30T08:15:02.125Z"))
+        #expect(values.first?.subject == nil && values.first?.time == nil)
+        #expect(values.last?.description == "\(Sequenced.wireName) 1 from other via k")
+        #expect(counters.duplicatesSuppressed.load(ordering: .relaxed) == 1)
+        #expect(counters.ownEventsSkipped.load(ordering: .relaxed) == 1)
+        #expect(counters.unknownTypes.load(ordering: .relaxed) == 1)
+        guard case .unknownType("com.unknown", id: "3", source: "other")? = errors.all.last else {
+            Issue.record("expected the unknown type reported by its text, got \(errors.all)")
+            return
+        }
+        _ = listener
+    }
 }

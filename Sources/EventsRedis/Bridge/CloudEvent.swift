@@ -92,90 +92,148 @@ public struct CloudEvent: Sendable, Hashable {
         utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?, dataInPlace: Bool,
         _ dataRange: inout Range<Int>?
     ) throws(CloudEventError) {
-        validatedDataDepth = nil
-        dataRange = nil
-        // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
-        // Foundation could decode is never refused for its depth. Skipping recurses once per
-        // level, a few hundred bytes of stack each.
-        var scanner = JSONScanner(json, maxDepth: 513)
-        let envelope: Envelope
-        if let canonical = Envelope(canonical: &scanner) {
-            envelope = canonical
-        } else {
-            scanner = JSONScanner(json, maxDepth: 513)
-            do {
-                envelope = try Envelope(scanning: &scanner)
-            } catch {
-                throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
-            }
-        }
-        if let name = envelope.firstNonString {
-            throw CloudEventError("attribute \"\(scanner.string(name))\" must be a string")
-        }
-
-        guard case .string(let version) = envelope.specversion else {
-            throw CloudEventError("missing \"specversion\"")
-        }
-        guard scanner.token(version, equals: "1.0") || scanner.string(version) == Self.specVersion else {
-            throw CloudEventError("unsupported specversion \"\(scanner.string(version))\" (expected \"1.0\")")
-        }
-        func required(_ attribute: Envelope.Attribute, _ name: String) throws(CloudEventError) -> String {
-            guard case .string(let token) = attribute, !token.content.isEmpty else {
-                throw CloudEventError("missing or empty \"\(name)\"")
-            }
-            return scanner.string(token)
-        }
-        id = try required(envelope.id, "id")
-        source = try required(envelope.source, "source")
-        type = try required(envelope.type, "type")
-        subject = envelope.subject.string(in: scanner)
-        if subject?.isEmpty == true { throw CloudEventError("\"subject\" must not be empty") }
-        if case .string(let token) = envelope.dataContentType, scanner.token(token, equals: "application/json") {
+        let scanned = try Scanned(utf8: json, dataInPlace: dataInPlace)
+        validatedDataDepth = scanned.validatedDataDepth
+        dataRange = scanned.dataRange
+        let scanner = JSONScanner(json)
+        let dataContentType: String?
+        if let token = scanned.dataContentType, scanner.token(token, equals: "application/json") {
             dataContentType = "application/json"  // a literal: no string storage per event
         } else {
-            dataContentType = envelope.dataContentType.string(in: scanner)
+            dataContentType = scanned.dataContentType.map(scanner.string)
         }
-        if case .string(let timestamp) = envelope.time {
-            let date =
-                timestamp.hasEscapes
-                ? RFC3339.date(from: scanner.string(timestamp))
-                : RFC3339.date(fromUTF8: UnsafeBufferPointer(rebasing: json[timestamp.content]))
-            guard let date else {
-                throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(scanner.string(timestamp))")
+        self.init(
+            id: scanner.string(scanned.id), source: scanner.string(scanned.source), type: scanner.string(scanned.type),
+            subject: scanned.subject.map(scanner.string), time: scanned.time, dataContentType: dataContentType,
+            data: scanned.data)
+    }
+
+    /// A valid CloudEvent as read from its JSON, with its string attributes left where they are
+    /// in the bytes read (as tokens): a receiving bridge makes strings of only what it needs.
+    struct Scanned {
+        var id: JSONScanner.StringToken
+        var source: JSONScanner.StringToken
+        var type: JSONScanner.StringToken
+        var subject: JSONScanner.StringToken?
+        var time: Date?
+        var dataContentType: JSONScanner.StringToken?
+        /// Payload bytes of their own: decoded `data_base64`, a JSON string's text, or a JSON
+        /// value when it is not left in place.
+        var data: [UInt8]?
+        /// Where a JSON value payload lies in the bytes read, when it is left in place.
+        var dataRange: Range<Int>?
+        /// See `init(json:validatedDataDepth:)`.
+        var validatedDataDepth: Int?
+
+        /// Reads and validates the event in `json` (see `CloudEvent`'s rules); `dataInPlace` as
+        /// in `init(json:in:validatedDataDepth:dataRange:)`.
+        init(utf8 json: UnsafeBufferPointer<UInt8>, dataInPlace: Bool) throws(CloudEventError) {
+            validatedDataDepth = nil
+            dataRange = nil
+            // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
+            // Foundation could decode is never refused for its depth. Skipping recurses once per
+            // level, a few hundred bytes of stack each.
+            var scanner = JSONScanner(json, maxDepth: 513)
+            let envelope: Envelope
+            if let canonical = Envelope(canonical: &scanner) {
+                envelope = canonical
+            } else {
+                scanner = JSONScanner(json, maxDepth: 513)
+                do {
+                    envelope = try Envelope(scanning: &scanner)
+                } catch {
+                    throw CloudEventError("not a JSON object: \(error.message) at byte \(error.offset)")
+                }
             }
-            time = date
-        } else {
-            time = nil
+            if let name = envelope.firstNonString {
+                throw CloudEventError("attribute \"\(scanner.string(name))\" must be a string")
+            }
+
+            guard case .string(let version) = envelope.specversion else {
+                throw CloudEventError("missing \"specversion\"")
+            }
+            guard scanner.token(version, equals: "1.0") || scanner.string(version) == CloudEvent.specVersion else {
+                throw CloudEventError("unsupported specversion \"\(scanner.string(version))\" (expected \"1.0\")")
+            }
+            func required(_ attribute: Envelope.Attribute, _ name: String) throws(CloudEventError)
+                -> JSONScanner.StringToken
+            {
+                // An empty token is an empty string: every escape stands for a character.
+                guard case .string(let token) = attribute, !token.content.isEmpty else {
+                    throw CloudEventError("missing or empty \"\(name)\"")
+                }
+                return token
+            }
+            id = try required(envelope.id, "id")
+            source = try required(envelope.source, "source")
+            type = try required(envelope.type, "type")
+            if case .string(let token) = envelope.subject {
+                guard !token.content.isEmpty else { throw CloudEventError("\"subject\" must not be empty") }
+                subject = token
+            } else {
+                subject = nil
+            }
+            if case .string(let token) = envelope.dataContentType {
+                dataContentType = token
+            } else {
+                dataContentType = nil
+            }
+            if case .string(let timestamp) = envelope.time {
+                let date =
+                    timestamp.hasEscapes
+                    ? RFC3339.date(from: scanner.string(timestamp))
+                    : RFC3339.date(fromUTF8: UnsafeBufferPointer(rebasing: json[timestamp.content]))
+                guard let date else {
+                    throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(scanner.string(timestamp))")
+                }
+                time = date
+            } else {
+                time = nil
+            }
+
+            let base64 = envelope.dataBase64.string(in: scanner)
+            guard base64 == nil || envelope.data.isAbsent else {
+                throw CloudEventError("both \"data\" and \"data_base64\" are present")
+            }
+            if let base64 {
+                guard let decoded = Data(base64Encoded: base64) else {
+                    throw CloudEventError("\"data_base64\" is not valid base64")
+                }
+                data = Array(decoded)
+            } else {
+                switch envelope.data {
+                case .absent:
+                    data = nil
+                case .other(let range, _):
+                    if dataInPlace {
+                        data = nil
+                        dataRange = range
+                    } else {
+                        data = Array(UnsafeBufferPointer(rebasing: json[range]))
+                    }
+                    validatedDataDepth = envelope.dataDepth
+                case .string(let token):
+                    // A JSON string payload: keep it as JSON text so it decodes like any other value.
+                    var encoded: [UInt8] = []
+                    appendJSONString(scanner.string(token), to: &encoded)
+                    data = encoded
+                    validatedDataDepth = 1
+                }
+            }
         }
 
-        let base64 = envelope.dataBase64.string(in: scanner)
-        guard base64 == nil || envelope.data.isAbsent else {
-            throw CloudEventError("both \"data\" and \"data_base64\" are present")
-        }
-        if let base64 {
-            guard let decoded = Data(base64Encoded: base64) else {
-                throw CloudEventError("\"data_base64\" is not valid base64")
-            }
-            data = Array(decoded)
-        } else {
-            switch envelope.data {
-            case .absent:
-                data = nil
-            case .other(let range, _):
-                if dataInPlace {
-                    data = nil
-                    dataRange = range
-                } else {
-                    data = Array(UnsafeBufferPointer(rebasing: json[range]))
-                }
-                validatedDataDepth = envelope.dataDepth
-            case .string(let token):
-                // A JSON string payload: keep it as JSON text so it decodes like any other value.
-                var encoded: [UInt8] = []
-                appendJSONString(scanner.string(token), to: &encoded)
-                data = encoded
-                validatedDataDepth = 1
-            }
+        /// The same event with every position moved `offset` bytes later: for an event read from
+        /// a part of a larger buffer (one element of a batch), its positions in the whole.
+        func shifted(by offset: Int) -> Scanned {
+            guard offset != 0 else { return self }
+            var moved = self
+            moved.id = id.shifted(by: offset)
+            moved.source = source.shifted(by: offset)
+            moved.type = type.shifted(by: offset)
+            moved.subject = subject?.shifted(by: offset)
+            moved.dataContentType = dataContentType?.shifted(by: offset)
+            moved.dataRange = dataRange.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
+            return moved
         }
     }
 

@@ -202,7 +202,8 @@ package final class DeduplicationWindow: Sendable {
     }
 
     private let capacity: Int
-    private let fingerprint: @Sendable (String, String) -> UInt64
+    /// A test's fingerprint in place of `hash`, or nil.
+    private let fingerprint: (@Sendable (String, String) -> UInt64)?
     private let lock = Lock()
     // Guarded by `lock`, which also makes every access exclusive: `@exclusivity(unchecked)`
     // drops the run-time exclusivity check, paid on every access (every event, here).
@@ -212,7 +213,7 @@ package final class DeduplicationWindow: Sendable {
     /// identities to start with) are for tests, which need collisions and a full arena.
     package init(
         capacity: Int,
-        fingerprint: @escaping @Sendable (_ source: String, _ id: String) -> UInt64 = DeduplicationWindow.hash,
+        fingerprint: (@Sendable (_ source: String, _ id: String) -> UInt64)? = nil,
         arenaSize: Int = 1024
     ) {
         precondition(capacity > 0, "the deduplication window needs room for at least one event")
@@ -224,14 +225,22 @@ package final class DeduplicationWindow: Sendable {
 
     /// Records the event and tells whether this is the first time it was seen.
     package func recordFirstSighting(source: String, id: String) -> Bool {
-        let fingerprint = fingerprint(source, id)
         var source = source
         var id = id
         return source.withUTF8 { source in
-            id.withUTF8 { id in
-                lock.withLock { record(fingerprint, source, id) }
-            }
+            id.withUTF8 { id in recordFirstSighting(sourceUTF8: source, idUTF8: id) }
         }
+    }
+
+    /// Records the event whose identity is these UTF-8 bytes, and tells whether this is the
+    /// first time it was seen.
+    func recordFirstSighting(sourceUTF8 source: UnsafeBufferPointer<UInt8>, idUTF8 id: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        let fingerprint =
+            fingerprint.map { $0(String(decoding: source, as: UTF8.self), String(decoding: id, as: UTF8.self)) }
+            ?? Self.hash(sourceUTF8: source, idUTF8: id)
+        return lock.withLock { record(fingerprint, source, id) }
     }
 
     private func record(_ fingerprint: UInt64, _ source: UnsafeBufferPointer<UInt8>, _ id: UnsafeBufferPointer<UInt8>)
@@ -278,14 +287,16 @@ package final class DeduplicationWindow: Sendable {
     /// collide. The bytes are hashed, as they are compared: the source's length first, so that
     /// no other split of the same bytes hashes alike.
     package static func hash(source: String, id: String) -> UInt64 {
-        var hasher = Hasher()
         var source = source
         var id = id
-        source.withUTF8 { bytes in
-            hasher.combine(bytes.count)
-            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        }
-        id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return source.withUTF8 { source in id.withUTF8 { id in hash(sourceUTF8: source, idUTF8: id) } }
+    }
+
+    static func hash(sourceUTF8 source: UnsafeBufferPointer<UInt8>, idUTF8 id: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(source.count)
+        hasher.combine(bytes: UnsafeRawBufferPointer(source))
+        hasher.combine(bytes: UnsafeRawBufferPointer(id))
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }

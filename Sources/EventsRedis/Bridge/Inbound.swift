@@ -10,6 +10,8 @@ import Events
 final class Inbound: Sendable {
     let center: EventCenter
     let source: String
+    /// `source` in UTF-8, compared with each message's.
+    private let ownSource: [UInt8]
     /// How to deliver each carried type, by wire name.
     private let routes: [String: Route]
     let deduplication: DeduplicationWindow
@@ -28,6 +30,7 @@ final class Inbound: Sendable {
         ownMessagePrefix = OutboundEnvelope.head(idPrefix: ownIDPrefix)
         self.center = center
         self.source = source
+        ownSource = Array(source.utf8)
         routes = carried.mapValues(Route.init)
         self.deduplication = DeduplicationWindow(capacity: deduplicationWindow)
         self.counters = counters
@@ -89,36 +92,72 @@ final class Inbound: Sendable {
             counters.ownEventsSkipped.increment()
             return nil
         }
-        let event: CloudEvent
-        var validatedDepth: Int?
-        var dataRange: Range<Int>?
+        // Read and checked without making strings of its attributes (see `RemoteOrigin`):
+        // source, type and id are compared and looked up as they lie in the message.
+        let scanned: CloudEvent.Scanned
         do {
-            event = try CloudEvent(json: message, in: range, validatedDataDepth: &validatedDepth, dataRange: &dataRange)
+            scanned = try message.withUnsafeBufferPointer { bytes throws(CloudEventError) in
+                let start = range?.lowerBound ?? 0
+                let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
+                return try CloudEvent.Scanned(utf8: document, dataInPlace: true).shifted(by: start)
+            }
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
             return nil
         }
-        // This instance's own events were delivered here when they were dispatched.
-        guard event.source != source else {
+        let verdict = message.withUnsafeBufferPointer { bytes in admit(scanned, in: bytes) }
+        switch verdict {
+        case .own:
+            // This instance's own events were delivered here when they were dispatched.
             counters.ownEventsSkipped.increment()
             return nil
-        }
-        guard let route = routes[event.type] else {
+        case .unknown:
+            let origin = RemoteOrigin(message: message, scanned: scanned, key: key, streamEntryID: streamEntryID)
             counters.unknownTypes.increment()
-            report(.unknownType(event.type, id: event.id, source: event.source))
+            report(.unknownType(origin.type, id: origin.id, source: origin.source))
             return nil
-        }
-        guard deduplication.recordFirstSighting(source: event.source, id: event.id) else {
+        case .duplicate:
             counters.duplicatesSuppressed.increment()
             return nil
+        case .new(let route):
+            // JSON data stays in the message and is decoded from there; string and base64 data
+            // come as bytes of their own.
+            let data =
+                scanned.dataRange.map {
+                    CarriedEvent.ReceivedData(in: message, at: $0, validatedDepth: scanned.validatedDataDepth)
+                } ?? CarriedEvent.ReceivedData(bytes: scanned.data, validatedDepth: scanned.validatedDataDepth)
+            return (
+                route, data, RemoteOrigin(message: message, scanned: scanned, key: key, streamEntryID: streamEntryID)
+            )
         }
-        // JSON data stays in the message and is decoded from there; string and base64 data come
-        // as bytes of their own.
-        let data =
-            dataRange.map { CarriedEvent.ReceivedData(in: message, at: $0, validatedDepth: validatedDepth) }
-            ?? CarriedEvent.ReceivedData(bytes: event.data, validatedDepth: validatedDepth)
-        return (route, data, RemoteOrigin(event, key: key, streamEntryID: streamEntryID))
+    }
+
+    private enum Admission {
+        case own, unknown, duplicate
+        case new(Route)
+    }
+
+    /// Whether the event is this instance's own, of a type not carried, a duplicate, or new (and
+    /// then recorded as seen).
+    private func admit(_ event: CloudEvent.Scanned, in message: UnsafeBufferPointer<UInt8>) -> Admission {
+        let scanner = JSONScanner(message)
+        // Escaped attributes (rare) as strings; the others as the bytes they are.
+        func withUTF8<T>(_ token: JSONScanner.StringToken, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+            guard token.hasEscapes else { return body(UnsafeBufferPointer(rebasing: message[token.content])) }
+            var text = scanner.string(token)
+            return text.withUTF8(body)
+        }
+        let isOwn = withUTF8(event.source) { source in
+            ownSource.withUnsafeBufferPointer { source.hasSameBytes(as: $0) }
+        }
+        if isOwn { return .own }
+        // Type names are short: a small string, made without allocating.
+        guard let route = routes[scanner.string(event.type)] else { return .unknown }
+        let isNew = withUTF8(event.source) { source in
+            withUTF8(event.id) { id in deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) }
+        }
+        return isNew ? .new(route) : .duplicate
     }
 
     /// Whether the event at `start` begins with this instance's own prefix, compared as raw

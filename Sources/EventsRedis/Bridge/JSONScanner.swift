@@ -22,6 +22,13 @@ struct JSONScanner {
         let hasEscapes: Bool
         /// Every byte (escapes included, as written) is ASCII.
         let isASCII: Bool
+
+        /// The same token in a buffer that starts `offset` bytes earlier.
+        func shifted(by offset: Int) -> StringToken {
+            StringToken(
+                content: (content.lowerBound + offset)..<(content.upperBound + offset), hasEscapes: hasEscapes,
+                isASCII: isASCII)
+        }
     }
 
     /// The text, borrowed: a scanner lives inside its caller's `withUnsafeBufferPointer`. Every
