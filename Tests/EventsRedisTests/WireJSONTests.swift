@@ -426,6 +426,23 @@ struct WireJSONTests {
         #expect(try WireJSON.decode(WireHolder<String>.self, from: Array(#"{"v\u0061lue":"x"}"#.utf8)).value == "x")
     }
 
+    @Test("Strings of small and large objects, plain and escaped, decode by key as in Foundation")
+    func stringMembersByKey() throws {
+        // 5 members are looked up by scanning, 40 through the large-object table.
+        for count in [5, 40] {
+            var members: [String] = []
+            for index in 0..<count {
+                let value = index.isMultiple(of: 3) ? #"tab\there \u00e9"# : "plain \(index)"
+                members.append(#""k\#(index)":"\#(value)""#)
+            }
+            let bytes = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            let wire = try WireJSONDecoder.decode(WireStrings.self, from: bytes)
+            #expect(wire == (try JSONDecoder().decode(WireStrings.self, from: Data(bytes))))
+            #expect(wire.values.count == count)
+            #expect(wire.values.first == "tab\there é" && wire.values.last == (count == 5 ? "plain 4" : "tab\there é"))
+        }
+    }
+
     @Test("Member names match keys as Swift strings compare, canonical equivalents included, as in Foundation")
     func keysMatchAsSwiftStrings() throws {
         // The Kelvin sign (U+212A) is canonically equivalent to "K": as keys they are equal.
@@ -601,6 +618,18 @@ indirect enum WireDeepList: Codable, Equatable {
 }
 
 /// A value with random contents for the randomized tests.
+/// Reads `k0`, `k1`, ... as strings, each with `decode(_:forKey:)`, until one is missing.
+struct WireStrings: Decodable, Equatable {
+    var values: [String] = []
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: WireKelvin.Key.self)
+        while container.contains(WireKelvin.Key(stringValue: "k\(values.count)")) {
+            values.append(try container.decode(String.self, forKey: WireKelvin.Key(stringValue: "k\(values.count)")))
+        }
+    }
+}
+
 /// Reads one member by an ASCII key and by its canonical equivalent, the Kelvin sign.
 struct WireKelvin: Decodable, Equatable {
     var plain: Int?

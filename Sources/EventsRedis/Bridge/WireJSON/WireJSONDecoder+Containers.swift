@@ -8,6 +8,9 @@ import Foundation
 struct WireJSONMember {
     let name: JSONScanner.StringToken
     let value: Int
+    /// The value's token when it is a string, found while scanning past it: decoding it then
+    /// makes the string without scanning it again.
+    let string: JSONScanner.StringToken?
 }
 
 /// Finds the members of an object for a keyed container. Not in the container: the container is
@@ -25,8 +28,17 @@ enum WireJSONObjectScan {
                 let name = decoder.stringToken(at: index)
                 index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
                 let value = decoder.skipWhitespace(from: index)
-                decoder.appendMember(WireJSONMember(name: name, value: value))
-                index = decoder.skipWhitespace(from: decoder.end(ofValueAt: value))
+                let end: Int
+                var string: JSONScanner.StringToken?
+                if bytes[value] == UInt8(ascii: "\"") {
+                    let token = decoder.stringToken(at: value)
+                    string = token
+                    end = token.content.upperBound + 1
+                } else {
+                    end = decoder.end(ofValueAt: value)
+                }
+                decoder.appendMember(WireJSONMember(name: name, value: value, string: string))
+                index = decoder.skipWhitespace(from: end)
                 if bytes[index] == UInt8(ascii: "}") { break }
                 index = decoder.skipWhitespace(from: index + 1)  // past ','
             }
@@ -37,12 +49,12 @@ enum WireJSONObjectScan {
             return (members, nil)
         }
         // Names compare as Swift strings, as in Foundation's dictionary.
-        var offsets = [String: Int](minimumCapacity: members.count)
-        for member in decoder.memberTable[members]
-        where offsets.updateValue(member.value, forKey: decoder.string(member.name)) != nil {
+        var indexes = [String: Int](minimumCapacity: members.count)
+        for index in members
+        where indexes.updateValue(index, forKey: decoder.string(decoder.memberTable[index].name)) != nil {
             throw decoder.fail("an object repeats a member name")
         }
-        return (members, decoder.appendOffsetTable(offsets))
+        return (members, decoder.appendOffsetTable(indexes))
     }
 
     /// Whether two of a few members have the same name.
@@ -73,7 +85,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let decoder: WireJSONDecoder
     /// Where this container's members are in the decoder's `memberTable`.
     let members: Range<Int>
-    /// Where the value offsets by member name are in the decoder's `offsetTables`, for objects
+    /// Where the member indexes by name are in the decoder's `offsetTables`, for objects
     /// with more than a few members (looking a key up by scanning the members made decoding a
     /// dictionary quadratic in its size); nil for the others.
     let offsetsByName: Int?
@@ -107,16 +119,18 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     func contains(_ key: Key) -> Bool {
-        offset(for: key) != nil
+        member(for: key) != nil
     }
 
     /// Where the value for `key` starts, found by comparing bytes when both names are plain
     /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares: a
     /// non-ASCII key such as the Kelvin sign can equal an ASCII name).
-    private func offset(for key: Key) -> Int? {
-        if let offsetsByName { return decoder.offsetTables[offsetsByName][key.stringValue] }
+    private func member(for key: Key) -> WireJSONMember? {
+        if let offsetsByName {
+            return decoder.offsetTables[offsetsByName][key.stringValue].map { decoder.memberTable[$0] }
+        }
         var name = key.stringValue
-        return name.withUTF8 { keyBytes -> Int? in
+        return name.withUTF8 { keyBytes -> WireJSONMember? in
             let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
             let bytes = decoder.bytes
             for index in members {
@@ -129,19 +143,23 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
                             bytes.baseAddress! + member.name.content.lowerBound, keyBytes.baseAddress!, keyBytes.count)
                             == 0
                     {
-                        return member.value
+                        return member
                     }
                 } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
-                    return member.value
+                    return member
                 }
             }
             return nil
         }
     }
 
+    private func valueMember(for key: Key) throws -> WireJSONMember {
+        guard let member = member(for: key) else { throw decoder.fail("no value for key \"\(key.stringValue)\"") }
+        return member
+    }
+
     private func valueOffset(for key: Key) throws -> Int {
-        guard let offset = offset(for: key) else { throw decoder.fail("no value for key \"\(key.stringValue)\"") }
-        return offset
+        try valueMember(for: key).value
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -153,7 +171,9 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.readString(at: try valueOffset(for: key))
+        let member = try valueMember(for: key)
+        if let token = member.string { return decoder.string(token) }
+        return try decoder.readString(at: member.value)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {

@@ -38,8 +38,8 @@ final class WireJSONDecoder {
     /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
     /// during a decode, like `memberTable`.
     @exclusivity(unchecked) private(set) var nestedKeyTable: [any CodingKey] = []
-    /// The member offsets by name of the large objects decoded so far (see
-    /// `WireJSONKeyedDecodingContainer.offsetsByName`); never trimmed during a decode.
+    /// The indexes in `memberTable` by name of the members of the large objects decoded so far
+    /// (see `WireJSONKeyedDecodingContainer.offsetsByName`); never trimmed during a decode.
     @exclusivity(unchecked) private(set) var offsetTables: [[String: Int]] = []
 
     private init() {}
@@ -95,7 +95,7 @@ final class WireJSONDecoder {
         return start..<nestedKeyTable.count
     }
 
-    /// Records the member offsets of a large object; returns where they are in `offsetTables`.
+    /// Records the member indexes of a large object; returns where they are in `offsetTables`.
     func appendOffsetTable(_ offsets: [String: Int]) -> Int {
         offsetTables.append(offsets)
         return offsetTables.count - 1
