@@ -118,15 +118,18 @@ struct CloudEventBatchTests {
         }
     }
 
-    @Test("Each event of a received batch is handled as a message of its own would be")
-    func inboundReadsBatches() throws {
-        let center = EventCenter()
-        let counters = BridgeCounters()
-        let errors = ErrorLog()
-        let inbound = Inbound(
+    /// The receiving half of a bridge whose own source is "me", carrying `Sequenced` on "k".
+    private func sequencedInbound(_ center: EventCenter, _ counters: BridgeCounters, _ errors: ErrorLog) -> Inbound {
+        Inbound(
             center: center, source: "me", ownIDPrefix: "own-",
             carried: [Sequenced.wireName: .typed(Sequenced.self, mode: .pubSub, key: "k")],
             deduplicationWindow: 100, counters: counters, report: { errors.record($0) })
+    }
+
+    @Test("Each event of a received batch is handled as a message of its own would be")
+    func inboundReadsBatches() throws {
+        let (center, counters, errors) = (EventCenter(), BridgeCounters(), ErrorLog())
+        let inbound = sequencedInbound(center, counters, errors)
         let received = Log<(Int, String?)>()
         let listener = center.listen(to: Sequenced.self) { event, sender in
             received.append((event.n, sender?.object(as: RemoteOrigin.self)?.id))
@@ -168,13 +171,8 @@ struct CloudEventBatchTests {
 
     @Test("Attributes written with escapes count as their text: own source, carried type, duplicates, the origin")
     func inboundReadsEscapedAttributes() throws {
-        let center = EventCenter()
-        let counters = BridgeCounters()
-        let errors = ErrorLog()
-        let inbound = Inbound(
-            center: center, source: "me", ownIDPrefix: "own-",
-            carried: [Sequenced.wireName: .typed(Sequenced.self, mode: .pubSub, key: "k")],
-            deduplicationWindow: 100, counters: counters, report: { errors.record($0) })
+        let (center, counters, errors) = (EventCenter(), BridgeCounters(), ErrorLog())
+        let inbound = sequencedInbound(center, counters, errors)
         let origins = Log<RemoteOrigin>()
         let listener = center.listen(to: Sequenced.self) { _, sender in
             if let origin = sender?.object(as: RemoteOrigin.self) { origins.append(origin) }
