@@ -1,5 +1,3 @@
-import Foundation
-
 // The three Codable containers of `WireJSONDecoder`. Each reads the decoder's bytes in place at
 // offsets found when it was created (keyed) or as it goes (unkeyed).
 
@@ -17,9 +15,10 @@ struct WireJSONMember {
 /// generic, and its static functions cost a metadata lookup on every call.
 enum WireJSONObjectScan {
     /// Records the members of the object at `offset` in the decoder's `memberTable`; returns
-    /// where they are and, for a large object, where its offsets by name are. Throws when two
-    /// members have the same name (Foundation keeps one of them; which one is its business).
-    static func members(of offset: Int, _ decoder: WireJSONDecoder) throws -> (range: Range<Int>, offsetTable: Int?) {
+    /// where they are and, for a large object, where its member indexes by name are. Throws
+    /// when two members have the same name (Foundation keeps one of them; which one is its
+    /// business).
+    static func members(of offset: Int, _ decoder: WireJSONDecoder) throws -> (range: Range<Int>, indexTable: Int?) {
         let bytes = decoder.bytes
         let first = decoder.memberTable.count
         var index = decoder.skipWhitespace(from: offset + 1)
@@ -54,7 +53,7 @@ enum WireJSONObjectScan {
         where indexes.updateValue(index, forKey: decoder.string(decoder.memberTable[index].name)) != nil {
             throw decoder.fail("an object repeats a member name")
         }
-        return (members, decoder.appendOffsetTable(indexes))
+        return (members, decoder.appendMemberIndexTable(indexes))
     }
 
     /// Whether two of a few members have the same name.
@@ -74,8 +73,9 @@ enum WireJSONObjectScan {
         _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, _ decoder: WireJSONDecoder
     ) -> Bool {
         if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
-            guard a.content.count == b.content.count else { return false }
-            return decoder.bytes[a.content].elementsEqual(decoder.bytes[b.content])
+            let bytes = decoder.bytes
+            return UnsafeBufferPointer(rebasing: bytes[a.content]).hasSameBytes(
+                as: UnsafeBufferPointer(rebasing: bytes[b.content]))
         }
         return decoder.string(a) == decoder.string(b)
     }
@@ -85,10 +85,10 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let decoder: WireJSONDecoder
     /// Where this container's members are in the decoder's `memberTable`.
     let members: Range<Int>
-    /// Where the member indexes by name are in the decoder's `offsetTables`, for objects
+    /// Where the member indexes by name are in the decoder's `memberIndexTables`, for objects
     /// with more than a few members (looking a key up by scanning the members made decoding a
     /// dictionary quadratic in its size); nil for the others.
-    let offsetsByName: Int?
+    let memberIndexesByName: Int?
     /// How many of the decoder's keys lead to this container's value, and where the keys of the
     /// nested containers between that value and this container are in the decoder's
     /// `nestedKeyTable`.
@@ -105,7 +105,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         // some before a throw cost a copy of it through its value witnesses.
         self.decoder = decoder
         self.members = members.range
-        self.offsetsByName = members.offsetTable
+        self.memberIndexesByName = members.indexTable
         self.pathDepth = decoder.keys.count
         self.nestedKeys = nestedKeys
     }
@@ -122,12 +122,12 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         member(for: key) != nil
     }
 
-    /// Where the value for `key` starts, found by comparing bytes when both names are plain
+    /// The member named `key`, found by comparing bytes when both names are plain
     /// ASCII and as Swift strings otherwise (which is how Foundation's dictionary compares: a
     /// non-ASCII key such as the Kelvin sign can equal an ASCII name).
     private func member(for key: Key) -> WireJSONMember? {
-        if let offsetsByName {
-            return decoder.offsetTables[offsetsByName][key.stringValue].map { decoder.memberTable[$0] }
+        if let memberIndexesByName {
+            return decoder.memberIndexTables[memberIndexesByName][key.stringValue].map { decoder.memberTable[$0] }
         }
         var name = key.stringValue
         return name.withUTF8 { keyBytes -> WireJSONMember? in
@@ -136,13 +136,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             for index in members {
                 let member = decoder.memberTable[index]
                 if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
-                    // One comparison of the two runs of bytes, not a loop over them.
-                    guard member.name.content.count == keyBytes.count else { continue }
-                    if keyBytes.isEmpty
-                        || memcmp(
-                            bytes.baseAddress! + member.name.content.lowerBound, keyBytes.baseAddress!, keyBytes.count)
-                            == 0
-                    {
+                    if UnsafeBufferPointer(rebasing: bytes[member.name.content]).hasSameBytes(as: keyBytes) {
                         return member
                     }
                 } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {

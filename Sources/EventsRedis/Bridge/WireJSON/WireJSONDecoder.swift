@@ -39,8 +39,8 @@ final class WireJSONDecoder {
     /// during a decode, like `memberTable`.
     @exclusivity(unchecked) private(set) var nestedKeyTable: [any CodingKey] = []
     /// The indexes in `memberTable` by name of the members of the large objects decoded so far
-    /// (see `WireJSONKeyedDecodingContainer.offsetsByName`); never trimmed during a decode.
-    @exclusivity(unchecked) private(set) var offsetTables: [[String: Int]] = []
+    /// (see `WireJSONKeyedDecodingContainer.memberIndexesByName`); never trimmed during a decode.
+    @exclusivity(unchecked) private(set) var memberIndexTables: [[String: Int]] = []
 
     private init() {}
 
@@ -73,7 +73,7 @@ final class WireJSONDecoder {
             memberTable = []
         }
         if !nestedKeyTable.isEmpty { nestedKeyTable = [] }
-        if !offsetTables.isEmpty { offsetTables = [] }
+        if !memberIndexTables.isEmpty { memberIndexTables = [] }
         refusal = nil
     }
 
@@ -95,10 +95,11 @@ final class WireJSONDecoder {
         return start..<nestedKeyTable.count
     }
 
-    /// Records the member indexes of a large object; returns where they are in `offsetTables`.
-    func appendOffsetTable(_ offsets: [String: Int]) -> Int {
-        offsetTables.append(offsets)
-        return offsetTables.count - 1
+    /// Records the member indexes of a large object; returns where they are in
+    /// `memberIndexTables`.
+    func appendMemberIndexTable(_ indexes: [String: Int]) -> Int {
+        memberIndexTables.append(indexes)
+        return memberIndexTables.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
