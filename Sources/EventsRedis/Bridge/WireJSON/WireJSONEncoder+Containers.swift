@@ -116,7 +116,7 @@ struct WireJSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
             encoder.refuse(String(describing: error))
             return (-1, -1)
         }
-        return encoder.openNested(keyed: keyed, key: encoder.handle(for: key))
+        return encoder.openNested(keyed: keyed, forKey: key)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -245,7 +245,7 @@ struct WireJSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
             encoder.refuse(String(describing: error))
             return (-1, -1)
         }
-        return encoder.openNested(keyed: keyed, key: encoder.handle(for: WireJSONIndexKey(index: index)))
+        return encoder.openNested(keyed: keyed, forKey: WireJSONIndexKey(index: index))
     }
 
     mutating func superEncoder() -> any Encoder {

@@ -79,14 +79,10 @@ final class WireJSONEncoder {
 
     var recordedKeyCount: Int { state.recordedKeyCount }
 
-    /// Records `key` for coding paths; the handle stands for it from then on.
-    func handle(for key: some CodingKey) -> WireJSONKeyHandle {
-        state.handle(for: key)
-    }
-
-    /// Opens a nested container of an open one under `key`, which it owns from then on.
-    func openNested(keyed: Bool, key: WireJSONKeyHandle) -> (depth: Int, id: Int) {
-        state.open(keyed: keyed, key: key, ownsKey: true)
+    /// Opens a nested container of an open one under `key`, which is recorded for the
+    /// container's coding paths and forgotten when it closes.
+    func openNested(keyed: Bool, forKey key: some CodingKey) -> (depth: Int, id: Int) {
+        state.open(keyed: keyed, key: state.handle(for: key), ownsKey: true)
     }
 
     /// Encodes a nested value under `key`, which is recorded for the value's coding paths.
