@@ -65,9 +65,8 @@ public struct CloudEvent: Sendable, Hashable {
     /// the event has no data, or data from `data_base64` (any bytes).
     init(json: [UInt8], validatedDataDepth: inout Int?) throws(CloudEventError) {
         var inPlace: Range<Int>?
-        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-            try CloudEvent(utf8: bytes, validatedDataDepth: &validatedDataDepth, dataInPlace: false, &inPlace)
-        }
+        try self.init(
+            json: json, in: nil, dataInPlace: false, validatedDataDepth: &validatedDataDepth, dataRange: &inPlace)
     }
 
     /// Reads an event as `init(json:validatedDataDepth:)` does, from the bytes at `range` of
@@ -78,34 +77,30 @@ public struct CloudEvent: Sendable, Hashable {
     init(
         json: [UInt8], in range: Range<Int>? = nil, validatedDataDepth: inout Int?, dataRange: inout Range<Int>?
     ) throws(CloudEventError) {
-        self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-            let start = range?.lowerBound ?? 0
-            let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
-            let event = try CloudEvent(
-                utf8: document, validatedDataDepth: &validatedDataDepth, dataInPlace: true, &dataRange)
-            dataRange = dataRange.map { ($0.lowerBound + start)..<($0.upperBound + start) }
-            return event
-        }
+        try self.init(
+            json: json, in: range, dataInPlace: true, validatedDataDepth: &validatedDataDepth, dataRange: &dataRange)
     }
 
     private init(
-        utf8 json: UnsafeBufferPointer<UInt8>, validatedDataDepth: inout Int?, dataInPlace: Bool,
-        _ dataRange: inout Range<Int>?
+        json: [UInt8], in range: Range<Int>?, dataInPlace: Bool, validatedDataDepth: inout Int?,
+        dataRange: inout Range<Int>?
     ) throws(CloudEventError) {
-        let scanned = try Scanned(utf8: json, dataInPlace: dataInPlace)
+        let scanned = try Scanned(json: json, in: range, dataInPlace: dataInPlace)
         validatedDataDepth = scanned.validatedDataDepth
         dataRange = scanned.dataRange
-        let scanner = JSONScanner(json)
-        let dataContentType: String?
-        if let token = scanned.dataContentType, scanner.token(token, equals: "application/json") {
-            dataContentType = "application/json"  // a literal: no string storage per event
-        } else {
-            dataContentType = scanned.dataContentType.map(scanner.string)
+        self = json.withUnsafeBufferPointer { bytes in
+            let scanner = JSONScanner(bytes)
+            let dataContentType: String?
+            if let token = scanned.dataContentType, scanner.token(token, equals: "application/json") {
+                dataContentType = "application/json"  // a literal: no string storage per event
+            } else {
+                dataContentType = scanned.dataContentType.map(scanner.string)
+            }
+            return CloudEvent(
+                id: scanner.string(scanned.id), source: scanner.string(scanned.source),
+                type: scanner.string(scanned.type), subject: scanned.subject.map(scanner.string), time: scanned.time,
+                dataContentType: dataContentType, data: scanned.data)
         }
-        self.init(
-            id: scanner.string(scanned.id), source: scanner.string(scanned.source), type: scanner.string(scanned.type),
-            subject: scanned.subject.map(scanner.string), time: scanned.time, dataContentType: dataContentType,
-            data: scanned.data)
     }
 
     /// A valid CloudEvent as read from its JSON, with its string attributes left where they are
@@ -125,9 +120,18 @@ public struct CloudEvent: Sendable, Hashable {
         /// See `init(json:validatedDataDepth:)`.
         var validatedDataDepth: Int?
 
+        /// Reads and validates the event at `range` of `json` (all of it by default), as
+        /// `init(utf8:dataInPlace:)` does; every position is one in all of `json`.
+        init(json: [UInt8], in range: Range<Int>? = nil, dataInPlace: Bool) throws(CloudEventError) {
+            self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
+                let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
+                return try Scanned(utf8: document, dataInPlace: dataInPlace).shifted(by: range?.lowerBound ?? 0)
+            }
+        }
+
         /// Reads and validates the event in `json` (see `CloudEvent`'s rules); `dataInPlace` as
         /// in `init(json:in:validatedDataDepth:dataRange:)`.
-        init(utf8 json: UnsafeBufferPointer<UInt8>, dataInPlace: Bool) throws(CloudEventError) {
+        private init(utf8 json: UnsafeBufferPointer<UInt8>, dataInPlace: Bool) throws(CloudEventError) {
             validatedDataDepth = nil
             dataRange = nil
             // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
@@ -224,7 +228,7 @@ public struct CloudEvent: Sendable, Hashable {
 
         /// The same event with every position moved `offset` bytes later: for an event read from
         /// a part of a larger buffer (one element of a batch), its positions in the whole.
-        func shifted(by offset: Int) -> Scanned {
+        private func shifted(by offset: Int) -> Scanned {
             guard offset != 0 else { return self }
             var moved = self
             moved.id = id.shifted(by: offset)

@@ -96,11 +96,7 @@ final class Inbound: Sendable {
         // source, type and id are compared and looked up as they lie in the message.
         let scanned: CloudEvent.Scanned
         do {
-            scanned = try message.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-                let start = range?.lowerBound ?? 0
-                let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
-                return try CloudEvent.Scanned(utf8: document, dataInPlace: true).shifted(by: start)
-            }
+            scanned = try CloudEvent.Scanned(json: message, in: range, dataInPlace: true)
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
