@@ -8,18 +8,16 @@ import Synchronization
 /// lock while the thread owns it and unpublished before it is released, so `stop()` never
 /// touches a reused descriptor.
 final class RedisSubscription: Sendable {
-    struct State: Sendable {
-        var isStopped = false
-        var descriptor: Int32?
-    }
-
     let configuration: RedisConfiguration
     let channels: [String]
     let patterns: [String]
     let healthCheckInterval: Duration
     let counters: RedisLocked<RedisSubscriber.Counters>
-    private let state = RedisLocked(State())
-    /// `state.isStopped`, readable without the lock: the reader checks it before every frame.
+    /// The connection's descriptor while the thread owns it.
+    private let descriptor = RedisLocked<Int32?>(nil)
+    /// Set by `stop()`, always under `descriptor`'s lock (so that a descriptor is published only
+    /// before a stop, which then interrupts it), and read without it: the reader checks it
+    /// before every frame.
     private let stopRequested = Atomic<Bool>(false)
     private let sleeper = DispatchSemaphore(value: 0)
 
@@ -41,10 +39,9 @@ final class RedisSubscription: Sendable {
     /// Ends the subscription: the thread closes its connection and finishes the stream without
     /// an error. Idempotent, callable from any thread.
     func stop() {
-        state.withLock { state in
-            state.isStopped = true
+        descriptor.withLock { descriptor in
             stopRequested.store(true, ordering: .releasing)
-            if let descriptor = state.descriptor { RedisSocket.interrupt(descriptor: descriptor) }
+            if let descriptor { RedisSocket.interrupt(descriptor: descriptor) }
         }
         sleeper.signal()
     }
@@ -79,9 +76,9 @@ final class RedisSubscription: Sendable {
             } catch {
                 return error
             }
-            let published: Bool = state.withLock { state in
-                guard !state.isStopped else { return false }
-                state.descriptor = connection.descriptor
+            let published: Bool = descriptor.withLock { descriptor in
+                guard !isStopped else { return false }
+                descriptor = connection.descriptor
                 return true
             }
             guard published else {
@@ -89,7 +86,7 @@ final class RedisSubscription: Sendable {
                 return nil
             }
             defer {
-                state.withLock { $0.descriptor = nil }
+                descriptor.withLock { $0 = nil }
                 connection.close()
             }
             do throws(RedisError) {
