@@ -188,8 +188,7 @@ struct WireJSONEncoderState {
         let key: WireJSONKeyHandle
     }
 
-    /// Empties the state for the next value, keeping its arrays' storage (but a large key
-    /// record's).
+    /// Empties the state for the next value, keeping its arrays' storage.
     mutating func reset() {
         frames.truncate(to: 0)
         keyLog.truncate(to: 0)
@@ -271,7 +270,6 @@ struct WireJSONEncoderState {
 
     // MARK: - Containers
 
-    /// Opens a container for the value being encoded, or for a nested container of an open one.
     /// Opens a container for the value being encoded, or (`ownsKey`) for a nested container of
     /// an open one, whose key was recorded for it and is forgotten when it closes.
     mutating func open(keyed: Bool, key: WireJSONKeyHandle, ownsKey: Bool) -> (depth: Int, id: Int) {
@@ -399,17 +397,8 @@ extension WireJSONEncoder: Encoder {
 
 /// A key recorded in the encoder's state (see `WireJSONEncoderState.keys`), or none.
 struct WireJSONKeyHandle {
-    private let rawValue: Int
+    /// Where the key is in `keys`; nil for none.
+    let index: Int?
 
-    static let none = WireJSONKeyHandle(rawValue: -1)
-
-    private init(rawValue: Int) {
-        self.rawValue = rawValue
-    }
-
-    init(index: Int) {
-        rawValue = index
-    }
-
-    var index: Int? { rawValue >= 0 ? rawValue : nil }
+    static let none = WireJSONKeyHandle(index: nil)
 }
