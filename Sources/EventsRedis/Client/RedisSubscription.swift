@@ -128,15 +128,17 @@ final class RedisSubscription: Sendable {
         var pingSent: ContinuousClock.Instant?
         // The channel name of the last message, reused while messages keep arriving on the same
         // channel (the usual case) instead of making a String per message.
+        // (The closure is written at the call, not kept in a constant: a constant closure could
+        // escape, so `lastChannel` went into a box checked for exclusive access on every use.)
         var lastChannel: (bytes: [UInt8], name: String) = ([], "")
-        let makeMessage = { (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>) in
-            if !lastChannel.bytes.withUnsafeBufferPointer({ channel.hasSameBytes(as: $0) }) {
-                lastChannel = (Array(channel), String(decoding: channel, as: UTF8.self))
-            }
-            return RedisPubSubMessage(channel: lastChannel.name, payload: Array(payload))
-        }
         while !isStopped {
-            guard let frame = try connection.readFrameIfAvailable(within: Self.readSlice, message: makeMessage) else {
+            let frame = try connection.readFrameIfAvailable(within: Self.readSlice) { channel, payload in
+                if !lastChannel.bytes.withUnsafeBufferPointer({ channel.hasSameBytes(as: $0) }) {
+                    lastChannel = (Array(channel), String(decoding: channel, as: UTF8.self))
+                }
+                return RedisPubSubMessage(channel: lastChannel.name, payload: Array(payload))
+            }
+            guard let frame else {
                 let now = ContinuousClock.now
                 if framesSinceLastFrame {
                     lastFrame = now - Self.readSlice
