@@ -277,6 +277,31 @@ struct RESPParserTests {
         #expect(value == .array([.bulkString(Array("message".utf8)), .bulkString(Array("c".utf8)), .integer(5)]))
     }
 
+    @Test("nextFrame holds message frames to the bulk limit: a payload or channel one byte over it is refused")
+    func messageFramesAtTheLimit() throws {
+        func message(channel: Int, payload: Int) -> [UInt8] {
+            RESPValue.array([
+                .bulkString(Array("message".utf8)), .bulkString(Array(repeating: 0x63, count: channel)),
+                .bulkString(Array(repeating: 0x70, count: payload)),
+            ]).wireBytes
+        }
+        let limits = RESPLimits(maxBulkBytes: 64)
+        var parser = RESPParser(limits: limits)
+        parser.append(contentsOf: message(channel: 64, payload: 64))
+        guard case .message(let sizes) = try parser.nextFrame(message: { ($0.count, $1.count) }) else {
+            Issue.record("a frame at the limit was not read as a message")
+            return
+        }
+        #expect(sizes == (64, 64))
+        for (channel, payload) in [(64, 65), (65, 1)] {
+            var over = RESPParser(limits: limits)
+            over.append(contentsOf: message(channel: channel, payload: payload))
+            #expect(throws: RedisError.frameTooLarge(limit: 64, declared: 65)) {
+                _ = try over.nextFrame { _, _ in 0 }
+            }
+        }
+    }
+
     @Test("nextFrame agrees with next() on mutated message frames (fuzz, fixed seed)")
     func messageFramesFuzz() async {
         var random = SeededGenerator(seed: 0x5EED_0002)

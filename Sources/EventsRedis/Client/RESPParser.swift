@@ -77,7 +77,23 @@ struct RESPParser {
     mutating func nextFrame<Message>(
         message: (_ channel: UnsafeBufferPointer<UInt8>, _ payload: UnsafeBufferPointer<UInt8>) -> Message
     ) throws(RedisError) -> Frame<Message>? {
-        try nextComplete { scanner, start, _ in
+        // Most frames are messages: read those in one pass, the rest (and any message frame
+        // that is incomplete or off) through the scan that validates every value.
+        if failure == nil, readIndex < buffer.count {
+            let start = readIndex
+            let limits = limits
+            let found: (Message, end: Int)? = buffer.withUnsafeBufferPointer { bytes in
+                guard let parts = RESPScanner(bytes: bytes, limits: limits).completeMessage(at: start) else {
+                    return nil
+                }
+                return (message(parts.channel, parts.payload), parts.end)
+            }
+            if let found {
+                readIndex = found.end
+                return .message(found.0)
+            }
+        }
+        return try nextComplete { scanner, start, _ in
             if let (channel, payload) = scanner.messageParts(at: start) { return .message(message(channel, payload)) }
             var cursor = start
             return .value(scanner.build(at: &cursor))

@@ -107,6 +107,51 @@ struct RESPScanner {
         return (channel, payload)
     }
 
+    /// `messageParts` for a frame that `scan` has not seen: the channel, payload and end of a
+    /// complete, valid `message` frame starting at `index`, validated as `scan` validates it
+    /// (limits, lengths, CRLFs), in one pass over its headers instead of two. Nil for anything
+    /// else, whole or not, valid or not: the caller then scans it the usual way, which tells
+    /// incomplete from invalid and throws the error that `next()` would.
+    func completeMessage(
+        at index: Int
+    ) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>, end: Int)? {
+        let header: StaticString = "*3\r\n$7\r\nmessage\r\n"
+        let headerLength = header.utf8CodeUnitCount
+        guard limits.maxArrayCount >= 3, limits.effectiveMaxNesting > 0, bytes.count - index > headerLength else {
+            return nil
+        }
+        for offset in 0..<headerLength where bytes[index + offset] != header.utf8Start[offset] { return nil }
+        var cursor = index + headerLength
+        guard let channel = completeBulkString(at: &cursor), let payload = completeBulkString(at: &cursor) else {
+            return nil
+        }
+        return (channel, payload, cursor)
+    }
+
+    /// The content of the complete bulk string at `index` whose length is plain digits within
+    /// the limit, moving `index` past it; nil, with `index` unmoved, for anything else (a sign,
+    /// a null, an incomplete or malformed string), left to `scan`.
+    private func completeBulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "$") else { return nil }
+        var cursor = index + 1
+        var length = 0
+        // At most 18 digits: no overflow, and well within the header line limit.
+        while cursor < bytes.count, cursor - index <= 18 {
+            let digit = bytes[cursor] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            length = length * 10 + Int(digit)
+            cursor += 1
+        }
+        guard cursor > index + 1, length <= limits.maxBulkBytes, bytes.count - cursor >= 2,
+            bytes[cursor] == Self.cr, bytes[cursor + 1] == Self.lf
+        else { return nil }
+        let start = cursor + 2
+        guard length <= bytes.count - start - 2, bytes[start + length] == Self.cr, bytes[start + length + 1] == Self.lf
+        else { return nil }
+        index = start + length + 2
+        return UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+    }
+
     // MARK: Walking a value in place
 
     /// For a reader that walks a value `scan` accepted without building it: the count of the
