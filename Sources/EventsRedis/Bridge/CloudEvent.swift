@@ -125,7 +125,11 @@ public struct CloudEvent: Sendable, Hashable {
         init(json: [UInt8], in range: Range<Int>? = nil, dataInPlace: Bool) throws(CloudEventError) {
             self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
                 let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
-                return try Scanned(utf8: document, dataInPlace: dataInPlace).shifted(by: range?.lowerBound ?? 0)
+                var scanned = try Scanned(utf8: document, dataInPlace: dataInPlace)
+                // Shifted in place: a copy of the struct to shift (even by nothing) cost a
+                // retain and a release of its data.
+                if let offset = range?.lowerBound, offset != 0 { scanned.shift(by: offset) }
+                return scanned
             }
         }
 
@@ -226,18 +230,15 @@ public struct CloudEvent: Sendable, Hashable {
             }
         }
 
-        /// The same event with every position moved `offset` bytes later: for an event read from
-        /// a part of a larger buffer (one element of a batch), its positions in the whole.
-        private func shifted(by offset: Int) -> Scanned {
-            guard offset != 0 else { return self }
-            var moved = self
-            moved.id = id.shifted(by: offset)
-            moved.source = source.shifted(by: offset)
-            moved.type = type.shifted(by: offset)
-            moved.subject = subject?.shifted(by: offset)
-            moved.dataContentType = dataContentType?.shifted(by: offset)
-            moved.dataRange = dataRange.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
-            return moved
+        /// Moves every position `offset` bytes later: for an event read from a part of a larger
+        /// buffer (one element of a batch), its positions in the whole.
+        private mutating func shift(by offset: Int) {
+            id = id.shifted(by: offset)
+            source = source.shifted(by: offset)
+            type = type.shifted(by: offset)
+            subject = subject?.shifted(by: offset)
+            dataContentType = dataContentType?.shifted(by: offset)
+            dataRange = dataRange.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
         }
     }
 
