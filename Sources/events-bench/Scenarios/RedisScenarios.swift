@@ -405,8 +405,8 @@ private final class HalfBridgePath: RedisPath {
             // The reader first, so that it hears the first event.
             let raw: any RedisPath =
                 mode == .pubSub
-                ? try await RawPubSub(redis, payloads: .preEncoded([]), channel: key)
-                : try await RawStream(redis, payloads: .preEncoded([]), key: key)
+                ? try await RawPubSub(redis, payloads: .readOnly, channel: key)
+                : try await RawStream(redis, payloads: .readOnly, key: key)
             reader = raw
             arrivals = raw.arrivals
             client = nil
@@ -583,6 +583,9 @@ private enum Payloads: Sendable {
     /// `JSONEncoder`/`JSONDecoder` and no envelope: what an app carrying its events over a raw
     /// client by hand would do.
     case foundationCodable
+    /// A reader alone (the raw reader of the bridge's sending half): it never publishes, and
+    /// counts every arrival.
+    case readOnly
 
     /// The pre-encoded CloudEvents (none for Foundation's coding).
     var events: [[UInt8]] {
@@ -602,6 +605,7 @@ private enum Payloads: Sendable {
     func payload(_ n: Int) -> [UInt8] {
         switch self {
         case .preEncoded(let payloads): payloads[n % payloads.count]
+        case .readOnly: preconditionFailure("a read-only raw path does not publish")
         case .foundationCodable: (try? JSONEncoder().encode(BenchPing(n: n, body: benchBody))).map { Array($0) } ?? []
         }
     }
@@ -609,7 +613,7 @@ private enum Payloads: Sendable {
     /// Whether an arrival counts: always for pre-encoded bytes; for Codable, when it decodes.
     func arrived(_ bytes: [UInt8]) -> Bool {
         switch self {
-        case .preEncoded: true
+        case .preEncoded, .readOnly: true
         case .foundationCodable: (try? JSONDecoder().decode(BenchPing.self, from: Data(bytes))) != nil
         }
     }
