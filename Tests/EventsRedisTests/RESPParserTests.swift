@@ -277,7 +277,9 @@ struct RESPParserTests {
         #expect(value == .array([.bulkString(Array("message".utf8)), .bulkString(Array("c".utf8)), .integer(5)]))
     }
 
-    @Test("nextFrame holds message frames to the bulk limit: a payload or channel one byte over it is refused")
+    @Test(
+        "nextFrame holds message frames to the limits: a payload or channel one byte over the bulk limit is refused, and so is the frame under an array limit of two"
+    )
     func messageFramesAtTheLimit() throws {
         func message(channel: Int, payload: Int) -> [UInt8] {
             RESPValue.array([
@@ -299,6 +301,12 @@ struct RESPParserTests {
             #expect(throws: RedisError.frameTooLarge(limit: 64, declared: 65)) {
                 _ = try over.nextFrame { _, _ in 0 }
             }
+        }
+        // The frame is an array of three: a limit of two arrays refuses it, message or not.
+        var narrow = RESPParser(limits: RESPLimits(maxArrayCount: 2))
+        narrow.append(contentsOf: message(channel: 1, payload: 1))
+        #expect(throws: RedisError.frameTooLarge(limit: 2, declared: 3)) {
+            _ = try narrow.nextFrame { _, _ in 0 }
         }
     }
 

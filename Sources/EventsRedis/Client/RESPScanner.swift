@@ -98,13 +98,20 @@ struct RESPScanner {
     /// other value, which `build` then makes the usual way. Call only at a position where `scan`
     /// returned an end: the frame is then known to be complete and valid.
     func messageParts(at index: Int) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>)? {
+        guard var cursor = endOfMessageHeader(at: index),
+            let channel = bulkString(at: &cursor), let payload = bulkString(at: &cursor)
+        else { return nil }
+        return (channel, payload)
+    }
+
+    /// Where the bytes after a `message` frame's header (`*3`, then the bulk string `message`)
+    /// starting at `index` begin; nil when something else starts there, or nothing follows it.
+    private func endOfMessageHeader(at index: Int) -> Int? {
         let header: StaticString = "*3\r\n$7\r\nmessage\r\n"
         let headerLength = header.utf8CodeUnitCount
         guard bytes.count - index > headerLength else { return nil }
         for offset in 0..<headerLength where bytes[index + offset] != header.utf8Start[offset] { return nil }
-        var cursor = index + headerLength
-        guard let channel = bulkString(at: &cursor), let payload = bulkString(at: &cursor) else { return nil }
-        return (channel, payload)
+        return index + headerLength
     }
 
     /// `messageParts` for a frame that `scan` has not seen: the channel, payload and end of a
@@ -115,16 +122,10 @@ struct RESPScanner {
     func completeMessage(
         at index: Int
     ) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>, end: Int)? {
-        let header: StaticString = "*3\r\n$7\r\nmessage\r\n"
-        let headerLength = header.utf8CodeUnitCount
-        guard limits.maxArrayCount >= 3, limits.effectiveMaxNesting > 0, bytes.count - index > headerLength else {
-            return nil
-        }
-        for offset in 0..<headerLength where bytes[index + offset] != header.utf8Start[offset] { return nil }
-        var cursor = index + headerLength
-        guard let channel = completeBulkString(at: &cursor), let payload = completeBulkString(at: &cursor) else {
-            return nil
-        }
+        // (A top-level array is always within the nesting limit, which is at least 1.)
+        guard limits.maxArrayCount >= 3, var cursor = endOfMessageHeader(at: index),
+            let channel = completeBulkString(at: &cursor), let payload = completeBulkString(at: &cursor)
+        else { return nil }
         return (channel, payload, cursor)
     }
 
