@@ -144,16 +144,13 @@ final class Inbound: Sendable {
             var text = scanner.string(token)
             return text.withUTF8(body)
         }
-        let isOwn = withUTF8(event.source) { source in
-            ownSource.withUnsafeBufferPointer { source.hasSameBytes(as: $0) }
+        return withUTF8(event.source) { source in
+            if ownSource.withUnsafeBufferPointer({ source.hasSameBytes(as: $0) }) { return .own }
+            // Type names are short: a small string, made without allocating.
+            guard let route = routes[scanner.string(event.type)] else { return .unknown }
+            let isNew = withUTF8(event.id) { id in deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) }
+            return isNew ? .new(route) : .duplicate
         }
-        if isOwn { return .own }
-        // Type names are short: a small string, made without allocating.
-        guard let route = routes[scanner.string(event.type)] else { return .unknown }
-        let isNew = withUTF8(event.source) { source in
-            withUTF8(event.id) { id in deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) }
-        }
-        return isNew ? .new(route) : .duplicate
     }
 
     /// Whether the event at `start` begins with this instance's own prefix, compared as raw
