@@ -587,7 +587,7 @@ private enum Payloads: Sendable {
     /// counts every arrival.
     case readOnly
 
-    /// The pre-encoded CloudEvents (none for Foundation's coding).
+    /// The pre-encoded CloudEvents (none for Foundation's coding or a reader alone).
     var events: [[UInt8]] {
         if case .preEncoded(let payloads) = self { payloads } else { [] }
     }
@@ -610,7 +610,8 @@ private enum Payloads: Sendable {
         }
     }
 
-    /// Whether an arrival counts: always for pre-encoded bytes; for Codable, when it decodes.
+    /// Whether an arrival counts: always for pre-encoded bytes and a reader alone; for Codable,
+    /// when it decodes.
     func arrived(_ bytes: [UInt8]) -> Bool {
         switch self {
         case .preEncoded, .readOnly: true
