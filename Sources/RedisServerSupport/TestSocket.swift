@@ -63,6 +63,13 @@ package enum TestSocket {
         return poll(&entry, 1, milliseconds) > 0
     }
 
+    /// The first client to connect to `listener` within `milliseconds`, or nil.
+    package static func acceptClient(_ listener: Int32, milliseconds: Int32) -> Int32? {
+        guard waitReadable(listener, milliseconds: milliseconds) else { return nil }
+        let client = accept(listener, nil, nil)
+        return client >= 0 ? client : nil
+    }
+
     package static func closeDescriptor(_ descriptor: Int32) {
         _ = systemClose(descriptor)
     }

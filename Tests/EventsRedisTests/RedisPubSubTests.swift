@@ -224,9 +224,7 @@ struct RedisPubSubHealthCheckTests {
         let serverDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             defer { serverDone.signal() }
-            guard TestSocket.waitReadable(listener, milliseconds: 5_000) else { return }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard let client = TestSocket.acceptClient(listener, milliseconds: 5_000) else { return }
             defer { TestSocket.closeDescriptor(client) }
             var buffer = [UInt8](repeating: 0, count: 4096)
             func receive() -> [UInt8]? {

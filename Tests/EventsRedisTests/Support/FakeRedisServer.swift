@@ -22,9 +22,7 @@ final class FakeRedisServer: Sendable {
         let finished = finished
         Thread.detachNewThread {
             defer { finished.signal() }
-            guard TestSocket.waitReadable(listener, milliseconds: 5_000) else { return }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard let client = TestSocket.acceptClient(listener, milliseconds: 5_000) else { return }
             defer { TestSocket.closeDescriptor(client) }
             var request = [UInt8](repeating: 0, count: 4096)
             for reply in replies {
