@@ -2,7 +2,10 @@ extension EventCenter {
     /// Ends every listener that `owner` registered, for every event type and key.
     ///
     /// Removing what is not registered does nothing. After this returns, none of the removed
-    /// handlers is started again. Safe from any thread, including from inside a handler.
+    /// handlers is started again: events already queued for them in another context (a queue,
+    /// the main actor, an actor) are skipped when their turn comes, a `once` listener's single
+    /// event among them. The same holds for every variant below. Safe from any thread,
+    /// including from inside a handler.
     public func remove(_ owner: AnyObject) {
         removeListeners(of: owner, in: nil) { _ in true }
     }

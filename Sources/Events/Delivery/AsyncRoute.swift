@@ -48,8 +48,14 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
         collector?.begin()
         let handler = self.handler
         mailbox.enqueue {
-            await center.runQueued(listener, collector: collector) { owner in
-                try await invokeIsolated(unsafeDowncast(owner.unsafelyUnwrapped, to: A.self), handler, event, sender)
+            // The turn of a queued delivery comes on the actor, not before the hop to it: a
+            // listener cancelled or removed while this job waited for the actor is skipped.
+            guard let actor = listener.owner else {
+                center.runQueued(listener, collector: collector) { _ in }
+                return
+            }
+            await runIsolated(unsafeDowncast(actor, to: A.self)) { actor in
+                center.runQueued(listener, collector: collector) { _ in try handler(actor, event, sender) }
             }
         }
     }
@@ -70,11 +76,9 @@ func isOnMainActor() -> Bool {
     Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
 }
 
-/// Hops to `actor` and runs the handler there.
-private func invokeIsolated<A: Actor, E: Event>(
-    _ actor: isolated A, _ handler: @Sendable (isolated A, E, Sender?) throws -> Void, _ event: E, _ sender: Sender?
-) throws {
-    try handler(actor, event, sender)
+/// Hops to `actor` and runs `body` there.
+private func runIsolated<A: Actor>(_ actor: isolated A, _ body: @Sendable (isolated A) -> Void) {
+    body(actor)
 }
 
 extension EventCenter {
@@ -106,6 +110,9 @@ extension EventCenter {
         // The dispatch loop checked the owner a moment ago; load it again to hold it strongly
         // for the call.
         var owner: AnyObject? = nil
+        // A `once` listener's claim in the dispatch loop was the start of this call: its event
+        // is taken here, so that the record leaves its list (see `awaitsQueuedDelivery`).
+        if listener.once { _ = listener.claimQueuedDelivery() }
         if listener.isOwnerBound {
             guard let alive = listener.owner else {
                 collector?.recordSkip(queued: false)
@@ -138,26 +145,14 @@ extension EventCenter {
         }
     }
 
-    /// The asynchronous twin of `runQueued`, for actor listeners.
-    func runQueued<E: Event>(
-        _ listener: TypedListenerRecord<E>, collector: ReportCollector?,
-        _ body: (AnyObject?) async throws -> Void
-    ) async {
-        guard let owner = ownerForQueuedDelivery(listener) else {
-            collector?.recordSkip(queued: true)
-            return
-        }
-        do {
-            try await body(owner.object)
-            collector?.recordRun(nil, queued: true)
-        } catch {
-            reportThrown(error, by: listener, to: collector, queued: true)
-        }
-    }
-
     /// Whether a queued delivery may run now, and the owner to hold during it. Nil means skip.
+    /// Call it in the listener's context, when the delivery's turn has come.
     private func ownerForQueuedDelivery(_ listener: ListenerRecord) -> HeldOwner? {
-        guard listener.acceptsQueuedDelivery else { return nil }
+        let claimed = listener.claimQueuedDelivery()
+        // An owner-bound `once` listener stayed in its list for this turn; its event is taken or
+        // its listener cancelled by now, so the list can let it go.
+        if listener.once, listener.isOwnerBound { registry.purge(listener.eventKey) }
+        guard claimed else { return nil }
         guard listener.isOwnerBound else { return HeldOwner(object: nil) }
         guard let owner = listener.owner else {
             if listener.retire(.ownerGone) { registry.purge(listener.eventKey) }

@@ -128,14 +128,15 @@ final class ListenerList {
         return removed
     }
 
-    /// Takes out every entry whose record is no longer active, keeping the order of the others,
-    /// and returns them (the caller unlists them).
+    /// Takes out every entry whose record no longer belongs in the list (see
+    /// ``ListenerRecord/belongsInList``), keeping the order of the others, and returns them (the
+    /// caller unlists them).
     func removeInactive() -> [Unmanaged<ListenerRecord>] {
         var dropped: [Unmanaged<ListenerRecord>] = []
         var kept = 0
         for index in 0..<count {
             let entry = base[index]
-            if entry._withUnsafeGuaranteedRef({ $0.isActive }) {
+            if entry._withUnsafeGuaranteedRef({ $0.belongsInList }) {
                 base[kept] = entry
                 kept += 1
             } else {

@@ -7,12 +7,17 @@ enum ListenerState: UInt8, Sendable {
     case active = 0
     /// `cancel()` or one of the `remove` calls.
     case cancelled
-    /// A `once` listener that has received its event.
+    /// A `once` listener that has received its event. For a listener in another context this
+    /// means its event is on its way: the record stays listed, so that `remove` can still find
+    /// it and stop that delivery, until the context takes it (``delivered``) or it is cancelled.
     case consumed
     /// The owner of an owner-bound listener deinitialized.
     case ownerGone
     /// The sender named in `from:` deinitialized, so the filter can never match again.
     case senderGone
+    /// A `once` listener in another context whose event its context has taken: run, or skipped
+    /// because the owner was gone.
+    case delivered
 }
 
 /// What kind of listener a record is, in one byte read by every delivery.
@@ -236,11 +241,28 @@ class ListenerRecord: @unchecked Sendable {
         return retired
     }
 
-    /// Whether a queued delivery may still run when its turn comes: the listener is active, or
-    /// it is a once listener whose single event this is.
-    var acceptsQueuedDelivery: Bool {
-        let state = rawState.load(ordering: .acquiring)
-        return state == ListenerState.active.rawValue || (once && state == ListenerState.consumed.rawValue)
+    /// Whether the record must stay in its list although it is no longer active: an owner-bound
+    /// `once` listener in another context whose event is still queued. `remove` finds listeners
+    /// through the lists, and must be able to stop that delivery (rule 7). The record leaves
+    /// this state when its context takes the event or when it is cancelled or removed.
+    var awaitsQueuedDelivery: Bool {
+        rawState.load(ordering: .acquiring) == ListenerState.consumed.rawValue && isRouted && isOwnerBound
+    }
+
+    /// Whether the registry's list keeps the record: it is active, or awaits its queued delivery.
+    var belongsInList: Bool { isActive || awaitsQueuedDelivery }
+
+    /// Claims a queued delivery when its turn comes in the listener's context: this is the
+    /// instant that call begins. A listener cancelled or removed since the event was queued
+    /// loses. A `once` listener's single event was claimed at dispatch (``consumed``); its
+    /// context takes it for good here, in one exchange that `cancel()` and `remove`, which turn
+    /// a consumed listener into a cancelled one, are ordered against.
+    func claimQueuedDelivery() -> Bool {
+        guard once else { return isActive }
+        return rawState.compareExchange(
+            expected: ListenerState.consumed.rawValue, desired: ListenerState.delivered.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
     }
 
     /// Claims one delivery. This is the instant a handler call begins: a listener whose claim

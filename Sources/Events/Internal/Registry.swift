@@ -9,7 +9,9 @@
 ///   per-thread copies that every mutation of a key drops under the lock, so that concurrent
 ///   dispatches touch no shared cache line.
 /// - Whether a record belongs in a list is decided by its atomic state alone: `purge` drops
-///   every record that is no longer active, and anyone who retires a record purges its list.
+///   every record that is no longer active (but for a `once` listener whose event is still
+///   queued, see ``ListenerRecord/awaitsQueuedDelivery``), and anyone who retires a record
+///   purges its list.
 /// - A record in a list is alive while the lock is held (see `ListenerList`): a record the
 ///   list does not keep is removed by its subscription, under the lock, before it is released.
 @usableFromInline
