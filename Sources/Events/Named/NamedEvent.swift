@@ -99,9 +99,10 @@ public struct NamedEvent: Event, CustomStringConvertible {
             throw NamedEventError(
                 eventName: name, key: key, expectedType: T.self,
                 actualType: String(describing: Swift.type(of: value)), problem: .typeMismatch)
-        case .unbridged(let typeName)?:
+        case .unbridged(let typeName, let reason)?:
             throw NamedEventError(
-                eventName: name, key: key, expectedType: T.self, actualType: typeName, problem: .notBridged)
+                eventName: name, key: key, expectedType: T.self, actualType: typeName, problem: .notBridged,
+                notCarried: reason)
         case nil:
             throw NamedEventError(eventName: name, key: key, expectedType: T.self, actualType: nil, problem: .missing)
         }
@@ -112,7 +113,8 @@ public struct NamedEvent: Event, CustomStringConvertible {
         if let sender { text += " from \(sender)" }
         switch data {
         case .value(let value)?: text += ", data: \(String(reflecting: value))"
-        case .unbridged(let typeName)?: text += ", data: <not carried: \(typeName)>"
+        case .unbridged(let typeName, let reason)?:
+            text += ", data: " + Payload.notCarriedText(typeName: typeName, reason: reason)
         case nil: break
         }
         if !payload.entries.isEmpty { text += ", payload: \(payload)" }
