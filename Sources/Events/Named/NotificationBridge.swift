@@ -127,7 +127,7 @@ public enum NotificationBridge {
         if let string = key.base as? String {
             return (string, type(of: key.base) == String.self ? .string : .bridgedString)
         }
-        return (String(describing: key.base), .printed)
+        return (BoundedDescription.describing(key.base), .printed)
     }
 
     /// One slot for every `userInfo` entry: its value (or the report that it was not carried)

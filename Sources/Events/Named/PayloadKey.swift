@@ -167,15 +167,11 @@ public struct Payload: Sendable, CustomStringConvertible {
     }
 
     /// Each value, in key order, with the type names of values a bridge could not carry.
+    ///
+    /// Values nested deeper than a fixed limit are cut short with `…`: describing a payload never
+    /// overflows the stack, however deep its values nest.
     public var description: String {
-        let parts = entries.keys.sorted().map { name -> String in
-            switch entries[name]! {
-            case .value(let value): return "\(name): \(String(reflecting: value))"
-            case .unbridged(let typeName, let reason):
-                return "\(name): " + Self.notCarriedText(typeName: typeName, reason: reason)
-            }
-        }
-        return parts.isEmpty ? "[:]" : "[" + parts.joined(separator: ", ") + "]"
+        BoundedDescription.reflecting(self)
     }
 
     /// How ``description`` shows a value a bridge did not carry.
