@@ -180,3 +180,76 @@ struct NotificationBridgeReportingTests {
 extension PayloadKeys {
     fileprivate static let on = PayloadKey<Bool>("on")
 }
+
+@Suite("NotificationCenter bridge: what a posting bridge cannot post is reported")
+struct NotificationPostingReportTests {
+    @Test("a payload value under the data key is reported when the event's data takes the key")
+    func payloadValueHiddenByDataIsReported() throws {
+        let notifications = NotificationCenter()
+        let center = EventCenter()
+        let failures = Recorder<ListenerFailure>()
+        center.errorHandler = { failures.record($0) }
+        let posted = Recorder<String>()
+        let line = #line + 1
+        let bridge = center.postNotifications(for: "bridge.report", to: notifications)
+        let observer = notifications.addObserver(forName: .report, object: nil, queue: nil) { note in
+            posted.record(note.userInfo?[NotificationBridge.dataKey] as? String ?? "-")
+        }
+        center.dispatch("bridge.report", data: "the data", payload: Payload((PayloadKey<Int>("data"), 3)))
+        center.dispatch("bridge.report", data: "alone")
+
+        #expect(posted.values == ["the data", "alone"])
+        try #require(failures.values.count == 1)
+        #expect(
+            failures.values[0].description
+                == #"a listener of named event "bridge.report" registered at "#
+                + "EventsTests/NotificationBridgeReportingTests.swift:"
+                + #"\#(line) threw: Named event "bridge.report" was posted as notification "bridge.report" "#
+                + #"without its payload value for key "data" (Int), whose userInfo key the event's data took."#)
+        let error = try #require(failures.values[0].error as? NotificationPostingError)
+        #expect(error.eventName == "bridge.report")
+        #expect(error.notificationName == .report)
+        #expect(error.payloadValueReplacedByData == "Int")
+        #expect(error.uncarriedValues.isEmpty && error.uncarriedData == nil)
+        notifications.removeObserver(observer)
+        _ = bridge
+    }
+
+    @Test("values the event does not carry are reported when it is posted on")
+    func uncarriedValuesAreReportedWhenPostedOn() throws {
+        let incoming = NotificationCenter()
+        let outgoing = NotificationCenter()
+        let center = EventCenter()
+        let failures = Recorder<String>()
+        center.errorHandler = { failures.record(String(describing: $0.error)) }
+        let inbound = center.forwardNotifications(named: .report, from: incoming)
+        let outbound = center.postNotifications(for: "bridge.report", to: outgoing)
+        let posted = Recorder<[String]>()
+        let observer = outgoing.addObserver(forName: .report, object: nil, queue: nil) { note in
+            posted.record((note.userInfo ?? [:]).keys.map { "\($0)" }.sorted())
+        }
+        incoming.post(name: .report, object: Tint(hue: 2), userInfo: ["id": "r1", "canvas": Canvas()])
+
+        #expect(posted.values == [["id"]])
+        #expect(
+            failures.values == [
+                #"Named event "bridge.report" was posted as notification "bridge.report" without the values "#
+                    + #"a bridge could not carry into the event: "canvas" (Canvas), the data (Tint)."#
+            ])
+        outgoing.removeObserver(observer)
+        _ = (inbound, outbound)
+    }
+
+    @Test("an event with nothing left out is posted without a report")
+    func completeEventIsPostedWithoutAReport() {
+        let notifications = NotificationCenter()
+        let center = EventCenter()
+        let failures = Counter()
+        center.errorHandler = { _ in failures.increment() }
+        let bridge = center.postNotifications(for: "bridge.report", to: notifications)
+        center.dispatch("bridge.report", data: 1, payload: Payload((PayloadKey<String>("id"), "r1")))
+        center.dispatch("bridge.report")
+        #expect(failures.value == 0)
+        _ = bridge
+    }
+}

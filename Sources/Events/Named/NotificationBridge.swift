@@ -42,7 +42,8 @@ import Foundation
 ///   it. Every `userInfo` entry is either carried or recorded: nothing disappears without a trace.
 /// - In the other direction a notification is posted on the dispatching thread, inside the
 ///   dispatch, with the dispatch's sender as `object`: exactly what the dispatcher would have
-///   posted itself.
+///   posted itself. What a named event's notification cannot hold is reported after the post,
+///   as a ``NotificationPostingError``, to the center's error handler.
 ///
 /// ## Rules
 /// - Forwarded notifications are dispatched synchronously on the posting thread, inside `post`.
@@ -60,7 +61,8 @@ public enum NotificationBridge {
 
     /// The `userInfo` key under which ``EventCenter/postNotifications(for:to:as:from:priority:file:line:)``
     /// posts a named event's single value (``NamedEvent/data(as:)``): `"data"`. It replaces a
-    /// payload value with the same key.
+    /// payload value with the same key, and the bridge reports that as a
+    /// ``NotificationPostingError``.
     public static let dataKey = "data"
 
     /// A notification's `object` when it is a class instance (which can be a sender); nil for a value.
@@ -463,6 +465,11 @@ extension EventCenter {
     /// the dispatch's sender; its `userInfo` holds the payload's values under their key names and
     /// the single value, if any, under ``NotificationBridge/dataKey``.
     ///
+    /// What the notification cannot hold (a payload value under ``NotificationBridge/dataKey``
+    /// when the event has data too, values a forwarding bridge did not carry into the event) is
+    /// reported after the post as a ``NotificationPostingError``: the bridge's listener throws
+    /// it, so it reaches the center's ``EventCenter/errorHandler``.
+    ///
     /// - Parameters:
     ///   - name: The event name to publish.
     ///   - notificationCenter: Where to post. Defaults to `NotificationCenter.default`.
@@ -485,15 +492,36 @@ extension EventCenter {
             center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
             name: notificationName.rawValue, direction: .posting)
         return listen(to: name, from: sender, priority: priority, file: file, line: line) { event in
+            var leftOut: NotificationPostingError?
             crossing.perform {
                 var userInfo: [AnyHashable: Any] = [:]
+                var uncarried: [String: String] = [:]
                 for (key, entry) in event.payload.entries {
-                    if case .value(let value) = entry { userInfo[key] = value }
+                    switch entry {
+                    case .value(let value): userInfo[key] = value
+                    case .unbridged(let typeName, _): uncarried[key] = typeName
+                    }
                 }
-                if case .value(let value)? = event.data { userInfo[NotificationBridge.dataKey] = value }
+                var replaced: String?
+                var uncarriedData: String?
+                switch event.data {
+                case .value(let value)?:
+                    replaced = userInfo.updateValue(value, forKey: NotificationBridge.dataKey).map {
+                        String(describing: type(of: $0))
+                    }
+                case .unbridged(let typeName, _)?: uncarriedData = typeName
+                case nil: break
+                }
                 notificationCenter.post(
                     name: notificationName, object: event.sender?.object, userInfo: userInfo.isEmpty ? nil : userInfo)
+                let report = NotificationPostingError(
+                    eventName: event.name, notificationName: notificationName, payloadValueReplacedByData: replaced,
+                    uncarriedValues: uncarried, uncarriedData: uncarriedData)
+                if !report.isEmpty { leftOut = report }
             }
+            // After the post, so that what could be posted was: the report goes to the center's
+            // error handler as this listener's failure.
+            if let leftOut { throw leftOut }
         }
     }
 }
