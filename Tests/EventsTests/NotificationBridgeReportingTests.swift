@@ -135,9 +135,9 @@ struct NotificationBridgeReportingTests {
             error?.description
                 == #"Named event "bridge.report" has no value for key "flag" (expected Bool, found NSNumber): "#
                 + #"the notification's value was not carried because it does not cast to Bool, the type of the "#
-                + #"bridge's key for "flag" (an NSNumber casts to a number type only when that type holds its "#
-                + #"value exactly, and this one holds 7); give the bridge a key of a Sendable type the value casts "#
-                + #"to, or forward the notification as a typed event to read it."#)
+                + #"bridge's key for "flag" (whether an NSNumber casts to Bool or to a number type depends on its "#
+                + #"value, and this one holds 7); give the bridge a key of a Sendable type the value casts to, or "#
+                + #"forward the notification as a typed event to read it."#)
     }
 
     @Test("a value of a type no listed key matches names the key's type, not a missing key")

@@ -40,7 +40,7 @@ enum BoundedDescription {
     private enum Form {
         /// A collection (`[a, b]`), a set, a dictionary, an optional, a tuple, a struct or an
         /// enum, as the standard library writes them.
-        case mirrored(Mirror.DisplayStyle?, typeName: String, labels: [String?])
+        case mirrored(Mirror.DisplayStyle?, type: Any.Type, labels: [String?])
         /// One dictionary element: `key: value`.
         case dictionaryElement
         /// Fixed text around the parts: a named event or a payload. `texts` has one more
@@ -129,7 +129,7 @@ enum BoundedDescription {
         let form: Form =
             inDictionary && children.count == 2
             ? .dictionaryElement
-            : .mirrored(mirror.displayStyle, typeName: _typeName(type(of: value), qualified: true), labels: labels)
+            : .mirrored(mirror.displayStyle, type: type(of: value), labels: labels)
         return Frame(value: value, depth: depth, form: form, children: children, spelledOut: false)
     }
 
@@ -214,14 +214,16 @@ enum BoundedDescription {
             return text + texts[parts.count]
         case .dictionaryElement:
             return parts[0] + ": " + parts[1]
-        case .mirrored(let style, let typeName, let labels):
-            return spell(parts, labels: labels, style: style, typeName: typeName, value: frame.value)
+        case .mirrored(let style, let type, let labels):
+            return spell(parts, labels: labels, style: style, type: type, value: frame.value)
         }
     }
 
     private static func spell(
-        _ parts: [String], labels: [String?], style: Mirror.DisplayStyle?, typeName: String, value: Any
+        _ parts: [String], labels: [String?], style: Mirror.DisplayStyle?, type: Any.Type, value: Any
     ) -> String {
+        // Only structs and enums print their type's name, so only they pay for it.
+        var typeName: String { _typeName(type, qualified: true) }
         func labelled() -> String {
             zip(labels, parts).map { label, part in
                 // A tuple's unlabelled elements are labelled ".0", ".1", ... in its mirror.

@@ -90,8 +90,8 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
             let keys = keyTypes.count == 1 ? "the type of the bridge's key" : "the types of the bridge's keys"
             let exactly =
                 number.map {
-                    " (an NSNumber casts to a number type only when that type holds its value exactly, and this "
-                        + "one holds \($0))"
+                    " (whether an NSNumber casts to Bool or to a number type depends on its value, and this one "
+                        + "holds \($0))"
                 } ?? ""
             return "it does not cast to \(types), \(keys) for \"\(key)\"\(exactly); give the bridge a key of a "
                 + "Sendable type the value casts to, or forward the notification as a typed event to read it."
