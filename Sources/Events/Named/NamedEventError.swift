@@ -88,12 +88,12 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
         case .notOfKeyTypes(let keyTypes, let number):
             let types = keyTypes.joined(separator: " or ")
             let keys = keyTypes.count == 1 ? "the type of the bridge's key" : "the types of the bridge's keys"
-            let exactly =
+            let hint =
                 number.map {
                     " (whether an NSNumber casts to Bool or to a number type depends on its value, and this one "
                         + "holds \($0))"
                 } ?? ""
-            return "it does not cast to \(types), \(keys) for \"\(key)\"\(exactly); give the bridge a key of a "
+            return "it does not cast to \(types), \(keys) for \"\(key)\"\(hint); give the bridge a key of a "
                 + "Sendable type the value casts to, or forward the notification as a typed event to read it."
         case .lookalikeKey(let keyType, let printedAs):
             return "its key, of type \(keyType), prints as \"\(printedAs)\" like another key of the notification, so "

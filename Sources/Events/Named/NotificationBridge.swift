@@ -31,11 +31,12 @@ import Foundation
 ///   `String`, `Bool`, `Int`, `Double`, `Float`, the sized integers, `Date`, `URL`, `UUID`,
 ///   `Data`, `Decimal`, arrays of `String`, `Int`, `Double` or `Bool`, `[String: String]`, or any
 ///   ``Event``. When several keys of that name were given, each is tried, the last given first.
-/// - Keys that are not strings are carried under their description. When keys print alike (the
-///   `Int` 5 and the `String` "5", an `NSString` and a `String`, an enum and its raw value), the
-///   name belongs to the `String` key, else to the `NSString`, else to nobody; each other key of
-///   that name is reported as not carried under its name and type, `5 (key of type Int)`
-///   (`5 (key of type Int) #2` when that is taken). So no value ever replaces another.
+/// - Keys that are not strings are carried under their description (a deeply nested one cut
+///   short with `…`). When keys print alike (the `Int` 5 and the `String` "5", an `NSString` and
+///   a `String`, an enum and its raw value), the name belongs to the `String` key, else to the
+///   `NSString`, else to nobody; each other key of that name is reported as not carried under
+///   its name and type, `5 (key of type Int)` (`5 (key of type Int) #2` when that is taken). So
+///   no value ever replaces another.
 /// - Every other value is not carried but recorded, with its type, in
 ///   ``Payload/unbridgedValues``; reading it throws a ``NamedEventError`` that says why it was
 ///   not carried (its type, the type of the key given for it, or its key) and what would carry
