@@ -99,23 +99,22 @@ public struct NamedEvent: Event, CustomStringConvertible {
             throw NamedEventError(
                 eventName: name, key: key, expectedType: T.self,
                 actualType: String(describing: Swift.type(of: value)), problem: .typeMismatch)
-        case .unbridged(let typeName)?:
+        case .unbridged(let typeName, let reason)?:
             throw NamedEventError(
-                eventName: name, key: key, expectedType: T.self, actualType: typeName, problem: .notBridged)
+                eventName: name, key: key, expectedType: T.self, actualType: typeName, problem: .notBridged,
+                notCarried: reason)
         case nil:
             throw NamedEventError(eventName: name, key: key, expectedType: T.self, actualType: nil, problem: .missing)
         }
     }
 
+    /// The name, the sender, the data and the payload, as in
+    /// `NamedEvent("saved" from Document@0x6000, data: 42, payload: [itemID: "a"])`.
+    ///
+    /// Values nested deeper than a fixed limit are cut short with `…`: describing an event never
+    /// overflows the stack, however deep its values nest (an event carried as the data of an
+    /// event carried as the data of an event, ...).
     public var description: String {
-        var text = "NamedEvent(\"\(name.rawValue)\""
-        if let sender { text += " from \(sender)" }
-        switch data {
-        case .value(let value)?: text += ", data: \(String(reflecting: value))"
-        case .unbridged(let typeName)?: text += ", data: <not carried: \(typeName)>"
-        case nil: break
-        }
-        if !payload.entries.isEmpty { text += ", payload: \(payload)" }
-        return text + ")"
+        BoundedDescription.reflecting(self)
     }
 }

@@ -23,7 +23,9 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
         /// There is a value of another type.
         case typeMismatch
         /// The event came from a `NotificationCenter` bridge, whose notification held a value
-        /// there that the bridge did not carry because its type is not known to be `Sendable`.
+        /// there that the bridge did not carry: its type is not known to be `Sendable`, it does
+        /// not cast to the type of the key the bridge was given for it, or its key prints like
+        /// another key of the notification. The ``description`` says which.
         case notBridged
     }
 
@@ -37,13 +39,19 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
     public let actualType: String?
     /// What went wrong.
     public let problem: Problem
+    /// Why a bridge did not carry the value, for ``Problem/notBridged``.
+    let notCarried: NotCarriedReason?
 
-    init(eventName: EventName, key: String?, expectedType: Any.Type, actualType: String?, problem: Problem) {
+    init(
+        eventName: EventName, key: String?, expectedType: Any.Type, actualType: String?, problem: Problem,
+        notCarried: NotCarriedReason? = nil
+    ) {
         self.eventName = eventName
         self.key = key
         self.expectedType = String(describing: expectedType)
         self.actualType = actualType
         self.problem = problem
+        self.notCarried = notCarried
     }
 
     /// One sentence that names the event, the key or data, the expected and the actual type.
@@ -66,10 +74,42 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
                 + "carried because its type is not known to be Sendable; forward the notification as a typed event "
                 + "to carry it."
         case (.notBridged, let key?):
-            return
-                "\(event) has no value for key \"\(key)\" (expected \(expectedType), found \(found)): the "
-                + "notification's value was not carried because its type is not known to be Sendable; if it is, "
-                + "list a PayloadKey for \"\(key)\" in the bridge's keys."
+            return "\(event) has no value for key \"\(key)\" (expected \(expectedType), found \(found)): the "
+                + "notification's value was not carried because " + Self.reason(notCarried ?? .notKnownSendable, key)
         }
     }
+
+    /// Why a `userInfo` value was not carried, and what carries it: true of this value.
+    private static func reason(_ reason: NotCarriedReason, _ key: String) -> String {
+        switch reason {
+        case .notKnownSendable:
+            return "its type is not known to be Sendable; if it is, list a PayloadKey for \"\(key)\" in the "
+                + "bridge's keys."
+        case .notOfKeyTypes(let keyTypes, let number):
+            let types = keyTypes.joined(separator: " or ")
+            let keys = keyTypes.count == 1 ? "the type of the bridge's key" : "the types of the bridge's keys"
+            let hint =
+                number.map {
+                    " (whether an NSNumber casts to Bool or to a number type depends on its value, and this one "
+                        + "holds \($0))"
+                } ?? ""
+            return "it does not cast to \(types), \(keys) for \"\(key)\"\(hint); give the bridge a key of a "
+                + "Sendable type the value casts to, or forward the notification as a typed event to read it."
+        case .lookalikeKey(let keyType, let printedAs):
+            return "its key, of type \(keyType), prints as \"\(printedAs)\" like another key of the notification, so "
+                + "no PayloadKey can tell them apart; forward the notification as a typed event to read it from "
+                + "userInfo."
+        }
+    }
+}
+
+/// Why a `NotificationCenter` bridge did not carry a value it found.
+enum NotCarriedReason: Hashable, Sendable {
+    /// Its type is not known to be `Sendable`, and the bridge was given no key for its name.
+    case notKnownSendable
+    /// It does not cast to the value types of the keys the bridge was given for its name;
+    /// `number` is the value when it is an `NSNumber` (whose casts depend on the value).
+    case notOfKeyTypes([String], number: String?)
+    /// Its key, of type `keyType`, prints as `printedAs`, as another key of the `userInfo` does.
+    case lookalikeKey(keyType: String, printedAs: String)
 }

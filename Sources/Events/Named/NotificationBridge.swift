@@ -30,13 +30,21 @@ import Foundation
 ///   `Sendable` value type the value casts to, or else when its dynamic type is exactly one of
 ///   `String`, `Bool`, `Int`, `Double`, `Float`, the sized integers, `Date`, `URL`, `UUID`,
 ///   `Data`, `Decimal`, arrays of `String`, `Int`, `Double` or `Bool`, `[String: String]`, or any
-///   ``Event``. Keys that are not strings are carried under their description.
+///   ``Event``. When several keys of that name were given, each is tried, the last given first.
+/// - Keys that are not strings are carried under their description (a deeply nested one cut
+///   short with `…`). When keys print alike (the `Int` 5 and the `String` "5", an `NSString` and
+///   a `String`, an enum and its raw value), the name belongs to the `String` key, else to the
+///   `NSString`, else to nobody; each other key of that name is reported as not carried under
+///   its name and type, `5 (key of type Int)` (`5 (key of type Int) #2` when that is taken). So
+///   no value ever replaces another.
 /// - Every other value is not carried but recorded, with its type, in
-///   ``Payload/unbridgedValues``; reading it throws a ``NamedEventError`` that says it was not
-///   carried and how to carry it. Nothing disappears without a trace.
+///   ``Payload/unbridgedValues``; reading it throws a ``NamedEventError`` that says why it was
+///   not carried (its type, the type of the key given for it, or its key) and what would carry
+///   it. Every `userInfo` entry is either carried or recorded: nothing disappears without a trace.
 /// - In the other direction a notification is posted on the dispatching thread, inside the
 ///   dispatch, with the dispatch's sender as `object`: exactly what the dispatcher would have
-///   posted itself.
+///   posted itself. What a named event's notification cannot hold is reported after the post,
+///   as a ``NotificationPostingError``, to the center's error handler.
 ///
 /// ## Rules
 /// - Forwarded notifications are dispatched synchronously on the posting thread, inside `post`.
@@ -54,7 +62,8 @@ public enum NotificationBridge {
 
     /// The `userInfo` key under which ``EventCenter/postNotifications(for:to:as:from:priority:file:line:)``
     /// posts a named event's single value (``NamedEvent/data(as:)``): `"data"`. It replaces a
-    /// payload value with the same key.
+    /// payload value with the same key, and the bridge reports that as a
+    /// ``NotificationPostingError``.
     public static let dataKey = "data"
 
     /// A notification's `object` when it is a class instance (which can be a sender); nil for a value.
@@ -63,12 +72,20 @@ public enum NotificationBridge {
         return object as AnyObject
     }
 
-    /// `value` as a `Sendable` value: through the key of its name when there is one, else when its
-    /// dynamic type is one of the well-known value types or an `Event`; otherwise unbridged.
-    static func entry(for value: Any, key: PayloadKeys?) -> Payload.Entry {
-        if let key, let carried = key.sendableValue(from: value) { return .value(carried) }
+    /// `value` as a `Sendable` value: through the keys of its name (the last listed first), else
+    /// when its dynamic type is one of the well-known value types or an `Event`; otherwise
+    /// unbridged, with the reason.
+    static func entry(for value: Any, keys: [PayloadKeys]) -> Payload.Entry {
+        for key in keys.reversed() {
+            if let carried = key.sendableValue(from: value) { return .value(carried) }
+        }
         if let carried = wellKnownValue(value) { return .value(carried) }
-        return .unbridged(typeName: String(describing: type(of: value)))
+        let typeName = String(describing: type(of: value))
+        guard !keys.isEmpty else { return .unbridged(typeName: typeName) }
+        var keyTypes: [String] = []
+        for key in keys where !keyTypes.contains(key.valueTypeName) { keyTypes.append(key.valueTypeName) }
+        let number = (value as? NSNumber).map { String(describing: $0) }
+        return .unbridged(typeName: typeName, reason: .notOfKeyTypes(keyTypes, number: number))
     }
 
     private static func wellKnownValue(_ value: Any) -> (any Sendable)? {
@@ -89,16 +106,93 @@ public enum NotificationBridge {
 
     /// The sender, data and payload of a forwarded notification.
     static func carry(
-        _ notification: Notification, keys: [String: PayloadKeys]
+        _ notification: Notification, keys: [String: [PayloadKeys]]
     ) -> (sender: AnyObject?, data: Payload.Entry?, payload: Payload) {
         var payload = Payload()
-        for (key, value) in notification.userInfo ?? [:] {
-            let name = key.base as? String ?? String(describing: key.base)
-            payload.entries[name] = entry(for: value, key: keys[name])
-        }
+        if let userInfo = notification.userInfo { payload.entries = entries(of: userInfo, keys: keys) }
         let sender = senderObject(notification.object)
-        let data = sender == nil ? notification.object.map { entry(for: $0, key: nil) } : nil
+        let data = sender == nil ? notification.object.map { entry(for: $0, keys: []) } : nil
         return (sender, data, payload)
+    }
+
+    // MARK: Naming userInfo keys
+
+    /// How strongly a `userInfo` key claims its name: a `String` is its name; an `NSString` is
+    /// one in another type; any other key only prints as it.
+    private enum Claim: Comparable {
+        case string
+        case bridgedString
+        case printed
+    }
+
+    /// A `userInfo` key's name, and how strongly it claims it.
+    private static func name(of key: AnyHashable) -> (name: String, claim: Claim) {
+        if let string = key.base as? String {
+            return (string, type(of: key.base) == String.self ? .string : .bridgedString)
+        }
+        return (BoundedDescription.describing(key.base), .printed)
+    }
+
+    /// One slot for every `userInfo` entry: its value (or the report that it was not carried)
+    /// under its key's name, unless another key has that name too.
+    ///
+    /// Keys that print alike (the `Int` 5 and the `String` "5") would share a slot, and one
+    /// value would silently replace the other. So a name belongs to the one key with the
+    /// strongest claim to it (a `String` over an `NSString` over a key that only prints as the
+    /// name), and to nobody when two keys claim it equally; every other key of that name is
+    /// reported as not carried, under its name and type, `5 (key of type Int)` (with ` #2`, ` #3`
+    /// ... when that is taken too, by a key or by another such name).
+    static func entries(of userInfo: [AnyHashable: Any], keys: [String: [PayloadKeys]]) -> [String: Payload.Entry] {
+        var entries: [String: Payload.Entry] = [:]
+        entries.reserveCapacity(userInfo.count)
+        for (key, value) in userInfo {
+            let name = name(of: key).name
+            // Almost every userInfo has distinct names; the rare one that does not is sorted out
+            // from scratch.
+            guard entries[name] == nil else { return entriesSharingNames(of: userInfo, keys: keys) }
+            entries[name] = entry(for: value, keys: keys[name] ?? [])
+        }
+        return entries
+    }
+
+    private static func entriesSharingNames(
+        of userInfo: [AnyHashable: Any], keys: [String: [PayloadKeys]]
+    ) -> [String: Payload.Entry] {
+        typealias Claimant = (claim: Claim, keyType: String, value: Any)
+        var claimants: [String: [Claimant]] = [:]
+        for (key, value) in userInfo {
+            let (name, claim) = name(of: key)
+            claimants[name, default: []].append((claim, String(describing: type(of: key.base)), value))
+        }
+        var entries: [String: Payload.Entry] = [:]
+        var unplaced: [(name: String, claimant: Claimant)] = []
+        for (name, claims) in claimants {
+            let strongest = claims.map(\.claim).min()!
+            let owners = claims.filter { $0.claim == strongest }
+            for claimant in claims {
+                if owners.count == 1, claimant.claim == strongest {
+                    entries[name] = entry(for: claimant.value, keys: keys[name] ?? [])
+                } else {
+                    unplaced.append((name, claimant))
+                }
+            }
+        }
+        // In name and type order, so that the same userInfo always gets the same names (keys
+        // that print alike and have one type too are numbered in no promised order).
+        unplaced.sort { ($0.name, $0.claimant.keyType) < ($1.name, $1.claimant.keyType) }
+        for (name, claimant) in unplaced {
+            let base = "\(name) (key of type \(claimant.keyType))"
+            var reported = base
+            var number = 2
+            while entries[reported] != nil || claimants[reported] != nil {
+                reported = "\(base) #\(number)"
+                number += 1
+            }
+            entries[reported] = .unbridged(
+                typeName: String(describing: type(of: claimant.value)),
+                reason: .lookalikeKey(keyType: claimant.keyType, printedAs: name))
+        }
+        return entries
     }
 }
 
@@ -233,6 +327,7 @@ extension EventCenter {
     ///   - name: The event name to dispatch under; defaults to the notification name's string.
     ///   - keys: Keys whose values to carry with their type, for `userInfo` values whose type the
     ///     bridge does not know to be `Sendable` (your own structs, an `NSNumber` read as `Int`).
+    ///     Several keys may share a name: each is tried, the last first.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     public func forwardNotifications(
@@ -245,7 +340,9 @@ extension EventCenter {
         line: UInt = #line
     ) -> Subscription {
         let eventName = name ?? EventName(notificationName.rawValue)
-        let keysByName = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        // Every key listed for a name is tried, the last listed first (so when the value casts to
+        // several, the last one wins).
+        let keysByName = Dictionary(grouping: keys, by: \.name)
         return forward(notificationName, from: notificationCenter, object: object, file: file, line: line) {
             center, notification in
             let (sender, data, payload) = NotificationBridge.carry(notification, keys: keysByName)
@@ -369,6 +466,11 @@ extension EventCenter {
     /// the dispatch's sender; its `userInfo` holds the payload's values under their key names and
     /// the single value, if any, under ``NotificationBridge/dataKey``.
     ///
+    /// What the notification cannot hold (a payload value under ``NotificationBridge/dataKey``
+    /// when the event has data too, values a forwarding bridge did not carry into the event) is
+    /// reported after the post as a ``NotificationPostingError``: the bridge's listener throws
+    /// it, so it reaches the center's ``EventCenter/errorHandler``.
+    ///
     /// - Parameters:
     ///   - name: The event name to publish.
     ///   - notificationCenter: Where to post. Defaults to `NotificationCenter.default`.
@@ -391,15 +493,36 @@ extension EventCenter {
             center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
             name: notificationName.rawValue, direction: .posting)
         return listen(to: name, from: sender, priority: priority, file: file, line: line) { event in
+            var leftOut: NotificationPostingError?
             crossing.perform {
                 var userInfo: [AnyHashable: Any] = [:]
+                var uncarried: [String: String] = [:]
                 for (key, entry) in event.payload.entries {
-                    if case .value(let value) = entry { userInfo[key] = value }
+                    switch entry {
+                    case .value(let value): userInfo[key] = value
+                    case .unbridged(let typeName, _): uncarried[key] = typeName
+                    }
                 }
-                if case .value(let value)? = event.data { userInfo[NotificationBridge.dataKey] = value }
+                var replaced: String?
+                var uncarriedData: String?
+                switch event.data {
+                case .value(let value)?:
+                    replaced = userInfo.updateValue(value, forKey: NotificationBridge.dataKey).map {
+                        String(describing: type(of: $0))
+                    }
+                case .unbridged(let typeName, _)?: uncarriedData = typeName
+                case nil: break
+                }
                 notificationCenter.post(
                     name: notificationName, object: event.sender?.object, userInfo: userInfo.isEmpty ? nil : userInfo)
+                let report = NotificationPostingError(
+                    eventName: event.name, notificationName: notificationName, payloadValueReplacedByData: replaced,
+                    uncarriedValues: uncarried, uncarriedData: uncarriedData)
+                if !report.isEmpty { leftOut = report }
             }
+            // After the post, so that what could be posted was: the report goes to the center's
+            // error handler as this listener's failure.
+            if let leftOut { throw leftOut }
         }
     }
 }

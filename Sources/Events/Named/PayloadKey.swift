@@ -88,10 +88,10 @@ public final class PayloadKey<Value: Sendable>: PayloadKeys, @unchecked Sendable
 /// - A payload that came from a `NotificationCenter` bridge may list values it could not carry
 ///   (``unbridgedValues``); reading one of them throws an error that says why.
 public struct Payload: Sendable, CustomStringConvertible {
-    /// One slot: a value, or the type name of a value a bridge could not carry.
+    /// One slot: a value, or the type name of a value a bridge could not carry, and why.
     enum Entry: Sendable {
         case value(any Sendable)
-        case unbridged(typeName: String)
+        case unbridged(typeName: String, reason: NotCarriedReason = .notKnownSendable)
     }
 
     var entries: [String: Entry] = [:]
@@ -150,24 +150,37 @@ public struct Payload: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Values that a `NotificationCenter` bridge found in a `userInfo` but could not carry,
-    /// because their type is not known to be `Sendable`: key name to type name.
+    /// Values that a `NotificationCenter` bridge found in a `userInfo` but could not carry: key
+    /// name to the value's type name.
+    ///
+    /// A value is not carried when its type is not known to be `Sendable`, when it does not cast
+    /// to the type of the key the bridge was given for its name, or when its key prints like
+    /// another key of the same `userInfo` (the `Int` 5 and the `String` "5"): such a key is
+    /// listed under its printed name and its type, `5 (key of type Int)`. Reading any of them
+    /// throws a ``NamedEventError`` that says which.
     public var unbridgedValues: [String: String] {
         var result: [String: String] = [:]
         for (name, entry) in entries {
-            if case .unbridged(let typeName) = entry { result[name] = typeName }
+            if case .unbridged(let typeName, _) = entry { result[name] = typeName }
         }
         return result
     }
 
     /// Each value, in key order, with the type names of values a bridge could not carry.
+    ///
+    /// Values nested deeper than a fixed limit are cut short with `…`: describing a payload never
+    /// overflows the stack, however deep its values nest.
     public var description: String {
-        let parts = entries.keys.sorted().map { name -> String in
-            switch entries[name]! {
-            case .value(let value): return "\(name): \(String(reflecting: value))"
-            case .unbridged(let typeName): return "\(name): <not carried: \(typeName)>"
-            }
+        BoundedDescription.reflecting(self)
+    }
+
+    /// How ``description`` shows a value a bridge did not carry.
+    static func notCarriedText(typeName: String, reason: NotCarriedReason) -> String {
+        switch reason {
+        case .notKnownSendable: "<not carried: \(typeName)>"
+        case .notOfKeyTypes(let keyTypes, _):
+            "<not carried: \(typeName), does not cast to \(keyTypes.joined(separator: " or "))>"
+        case .lookalikeKey: "<not carried: \(typeName), its key prints like another>"
         }
-        return parts.isEmpty ? "[:]" : "[" + parts.joined(separator: ", ") + "]"
     }
 }
