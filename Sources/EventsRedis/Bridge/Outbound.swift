@@ -68,8 +68,14 @@ final class Outbound: Sendable {
         let message = OutboundMessage(route: route, idNumber: sequence, payload: payload)
         let queue = queue(mode)
         if !queue.enqueue(message) {
-            counters.rejectedBufferFull.increment()
-            report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))
+            if queue.isClosed {
+                // Heard while the bridge stopped, after its buffer was given up.
+                counters.unpublishedAtStop.increment()
+                report(.stoppedWithUnpublishedEvents(1))
+            } else {
+                counters.rejectedBufferFull.increment()
+                report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))
+            }
         }
     }
 }
