@@ -56,8 +56,10 @@ final class Outbound: Sendable {
         let sequence = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let payload: [UInt8]
         do {
-            payload = try envelope.message(
-                sequence: sequence, subject: sender.flatMap(subject), time: Date(), appendData: appendData)
+            // CloudEvents forbids an empty subject (every receiver would reject the event): none
+            // is written instead.
+            let subject = sender.flatMap(subject).flatMap { $0.isEmpty ? nil : $0 }
+            payload = try envelope.message(sequence: sequence, subject: subject, time: Date(), appendData: appendData)
         } catch let failure as CarriedEvent.CodingFailure {
             report(.cannotEncode(type: envelope.type, reason: failure.reason))
             return

@@ -106,7 +106,8 @@ extension RedisBridge {
         /// How long a stream read waits for new entries before checking again.
         public var readBlock: Duration = .milliseconds(500)
         /// Describes the sender of a published event (the CloudEvents `subject`); by default
-        /// the sender's type name. Return `nil` to leave `subject` out.
+        /// the sender's type name. Return `nil` to leave `subject` out; an empty string leaves it
+        /// out too (CloudEvents requires a `subject` to be non-empty when present).
         public var subject: @Sendable (Sender) -> String? = { sender in String(describing: sender.type) }
         /// Receives every ``RedisBridgeError``; by default prints one line to standard error.
         public var errorHandler: @Sendable (RedisBridgeError) -> Void = { error in
