@@ -117,3 +117,49 @@ struct BridgeAttributeTests {
         await bridge.stop()
     }
 }
+
+@Suite("Redis bridge: configuration checks")
+struct BridgeConfigurationCheckTests {
+    @Test("An empty source is refused with a typed error where the configuration is made, by carry and by start")
+    func emptySourceIsRefused() async throws {
+        let errors = ErrorLog()
+        var configuration = RedisBridge.Configuration(source: "")
+        configuration.errorHandler = { errors.record($0) }
+        #expect(throws: RedisBridgeError.self) { try configuration.validated() }
+        do {
+            _ = try configuration.validated()
+        } catch {
+            guard case .invalidConfiguration(let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains("source"), "\(reason)")
+            #expect(error.description.hasPrefix("Redis bridge: invalid configuration: "), "\(error)")
+        }
+
+        let center = EventCenter()
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        #expect(throws: RedisBridgeError.self) { try bridge.carry(Sequenced.self, mode: .stream) }
+        #expect(center.listenerCount(for: Sequenced.self) == 0, "nothing was carried")
+        center.dispatch(Sequenced(n: 1))
+        await #expect(throws: RedisBridgeError.self) { try await bridge.start() }
+        do {
+            try await bridge.start()
+        } catch {
+            #expect(error.description.contains("source"), "\(error)")
+        }
+        await bridge.stop()
+        #expect(errors.all.isEmpty, "nothing was queued to report: \(errors.all)")
+    }
+
+    @Test("A valid configuration passes the check unchanged; a publish buffer without room is refused, not a crash")
+    func validConfigurationPasses() throws {
+        let configuration = try RedisBridge.Configuration(source: "shop/api-1").validated()
+        #expect(configuration.source == "shop/api-1")
+        var noRoom = configuration
+        noRoom.publishBufferCapacity = 0
+        #expect(throws: RedisBridgeError.self) { try noRoom.validated() }
+        let bridge = RedisBridge(center: EventCenter(), configuration: noRoom)
+        #expect(throws: RedisBridgeError.self) { try bridge.carry(Sequenced.self, mode: .pubSub) }
+    }
+}

@@ -24,8 +24,10 @@ final class Outbound: Sendable {
     ) {
         source = configuration.source
         subject = configuration.subject
-        pubSubQueue = PublishQueue(capacity: configuration.publishBufferCapacity)
-        streamQueue = PublishQueue(capacity: configuration.publishBufferCapacity)
+        // A capacity below 1 fails `Configuration.validated()`, so nothing is ever queued with
+        // it; the queues still need room for one to be made at all.
+        pubSubQueue = PublishQueue(capacity: max(configuration.publishBufferCapacity, 1))
+        streamQueue = PublishQueue(capacity: max(configuration.publishBufferCapacity, 1))
         self.counters = counters
         self.report = report
         var generator = SystemRandomNumberGenerator()

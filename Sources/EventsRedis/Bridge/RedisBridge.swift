@@ -126,6 +126,11 @@ public final class RedisBridge: Sendable {
     // MARK: - Choosing events
 
     /// Carries the events of type `type` in `mode`, under their ``RemoteEvent/wireName``.
+    ///
+    /// Every `carry` throws ``RedisBridgeError/alreadyStarted`` after ``start()``,
+    /// ``RedisBridgeError/duplicateWireName(_:)`` for a wire name already carried, and
+    /// ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
+    /// ``Configuration/validated()``.
     public func carry<E: RemoteEvent>(_ type: E.Type, mode: Mode) throws(RedisBridgeError) {
         try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName))
     }
@@ -174,6 +179,7 @@ public final class RedisBridge: Sendable {
     }
 
     private func add(_ event: CarriedEvent, direction: Direction = .both) throws(RedisBridgeError) {
+        _ = try configuration.validated()
         var event = event
         event.direction = direction
         let failure: RedisBridgeError? = lock.withLock {
@@ -201,8 +207,9 @@ public final class RedisBridge: Sendable {
     ///
     /// When it returns, the consumer groups of the carried streams exist and the Pub/Sub
     /// channels are subscribed, so events other processes publish from then on are received.
-    /// It throws when Redis cannot be reached or refuses the setup; the bridge can then be
-    /// started again. Later outages are handled by retrying, not reported as a throw.
+    /// It throws ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
+    /// ``Configuration/validated()``, and when Redis cannot be reached or refuses the setup; the
+    /// bridge can then be started again. Later outages are handled by retrying, not reported as a throw.
     ///
     /// Outgoing events are heard from the moment they are carried, not from `start()` on: what
     /// is dispatched before it, while it runs (by listeners of the stream entries a restarted
@@ -217,6 +224,12 @@ public final class RedisBridge: Sendable {
             return state.carried
         }
         guard let carried else { throw .alreadyStarted }
+        do {
+            _ = try configuration.validated()
+        } catch {
+            lock.withLock { state.phase = .idle }
+            throw error
+        }
 
         let report = configuration.errorHandler
         let received = carried.filter { $0.value.direction.receives }

@@ -29,6 +29,10 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicateWireName(String)
     /// `carry` was called after `start()`; register every event before starting.
     case alreadyStarted
+    /// The bridge's ``RedisBridge/Configuration`` cannot work (an empty `source`, say): thrown
+    /// by ``RedisBridge/Configuration/validated()``, by every `carry` and by `start()`, so that
+    /// nothing is ever published with it.
+    case invalidConfiguration(String)
 
     public var description: String {
         switch self {
@@ -54,6 +58,8 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Redis bridge: two event types use the wire name \"\(name)\""
         case .alreadyStarted:
             return "Redis bridge: carry(...) must be called before start()"
+        case .invalidConfiguration(let reason):
+            return "Redis bridge: invalid configuration: \(reason)"
         }
     }
 }
