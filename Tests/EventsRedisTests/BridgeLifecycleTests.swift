@@ -232,3 +232,56 @@ extension BridgeLifecycleTests {
         client.close()
     }
 }
+
+extension BridgeLifecycleTests {
+    @Test(
+        "A start() that cannot reach Redis throws startFailed, which says to call it again, and retries nothing by itself; called again, it works",
+        arguments: [RedisBridge.Mode.stream, .pubSub])
+    func failedStartSaysToCallAgain(mode: RedisBridge.Mode) async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        var configuration = bridgeConfiguration(server, source: "c", errors: errors)
+        configuration.redis.connectTimeout = .milliseconds(200)
+        configuration.redis.replyTimeout = .milliseconds(500)
+        let center = EventCenter()
+        let received = Log<Int>()
+        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        try bridge.carry(Sequenced.self, mode: mode, direction: .incoming)
+        server.kill()
+
+        var failure: RedisBridgeError?
+        do {
+            try await bridge.start()
+        } catch {
+            failure = error
+        }
+        let error = try #require(failure)
+        guard case .startFailed(let cause) = error else {
+            Issue.record("expected startFailed, got \(error)")
+            return
+        }
+        #expect(cause.isRetryable, "\(cause)")
+        #expect(!error.description.hasSuffix("; retrying"), "\(error)")
+        #expect(error.description.contains("call start() again"), "\(error)")
+        #expect(!bridge.isStarting)
+
+        // Nothing goes on in the background: once Redis is back, the bridge neither reads the
+        // stream nor listens on the channel until start() is called again.
+        try server.restart()
+        let client = RedisClient(server.configuration)
+        let key = RedisArgument("test:" + Sequenced.wireName)
+        switch mode {
+        case .stream: #expect(try await client.send("EXISTS", key).int == 0)
+        case .pubSub: #expect(try await client.send("PUBSUB", "NUMSUB", key).array?.last?.int == 0)
+        }
+
+        try await bridge.start()
+        let event = foreignMessage(type: Sequenced.wireName, n: 1)
+        _ = try await client.send(mode == .stream ? ["XADD", key, "*", "event", event] : ["PUBLISH", key, event])
+        #expect(await eventually { received.values == [1] })
+        _ = listener
+        client.close()
+        await bridge.stop()
+    }
+}

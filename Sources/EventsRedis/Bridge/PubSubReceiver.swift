@@ -56,7 +56,8 @@ final class PubSubReceiver: Sendable {
     }
 
     /// Subscribes and returns once the server has confirmed every channel, so that messages
-    /// published from then on are received. Throws when the first subscription fails.
+    /// published from then on are received. Throws when the first subscription fails, or is
+    /// not confirmed within the configuration's `connectTimeout` plus `replyTimeout`.
     static func start(
         configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
         report: @escaping @Sendable (RedisBridgeError) -> Void
@@ -66,6 +67,11 @@ final class PubSubReceiver: Sendable {
             configuration: configuration, channels: channels, inbound: inbound, counters: counters, report: report,
             confirm: confirm)
         receiver.subscribe()
+        // The subscription retries a connection for as long as it takes; starting waits no
+        // longer than a command would.
+        runAfter(configuration.connectTimeout + configuration.replyTimeout) {
+            confirm.yield(.failure(.timedOut("subscribe")))
+        }
         for await outcome in confirmed {
             if case .failure(let error) = outcome {
                 receiver.subscriber.close()

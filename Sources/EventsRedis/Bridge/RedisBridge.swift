@@ -208,8 +208,26 @@ public final class RedisBridge: Sendable {
     /// When it returns, the consumer groups of the carried streams exist and the Pub/Sub
     /// channels are subscribed, so events other processes publish from then on are received.
     /// It throws ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
-    /// ``Configuration/validated()``, and when Redis cannot be reached or refuses the setup; the
-    /// bridge can then be started again. Later outages are handled by retrying, not reported as a throw.
+    /// ``Configuration/validated()``, and ``RedisBridgeError/startFailed(_:)`` when Redis cannot
+    /// be reached (within the configuration's `connectTimeout` plus `replyTimeout`) or refuses
+    /// the setup. A start that failed is not retried by the bridge: nothing is received until
+    /// the caller calls `start()` again and it succeeds. Later outages, once started, are
+    /// handled by retrying, reported through the error handler, never thrown.
+    ///
+    /// A bridge whose events are all outgoing has nothing to set up: its `start()` does not
+    /// wait for Redis, and its publishers connect (and retry) by themselves.
+    ///
+    /// ```swift
+    /// while true {
+    ///     do {
+    ///         try await bridge.start()
+    ///         break
+    ///     } catch .startFailed(let cause) {
+    ///         logger.warning("Redis not ready (\(cause)); trying again")
+    ///         try await Task.sleep(for: .seconds(1))
+    ///     }
+    /// }
+    /// ```
     ///
     /// Outgoing events are heard from the moment they are carried, not from `start()` on: what
     /// is dispatched before it, while it runs (by listeners of the stream entries a restarted
@@ -257,6 +275,13 @@ public final class RedisBridge: Sendable {
                 consumer = reader
             }
             if !channels.isEmpty {
+                if consumer == nil {
+                    // Subscribing retries for as long as Redis is away; a command fails with
+                    // the reason once its time is up.
+                    let probe = RedisClient(configuration.redis)
+                    defer { probe.close() }
+                    _ = try await probe.send(["PING"])
+                }
                 receiver = try await PubSubReceiver.start(
                     configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
                     report: report)
@@ -264,7 +289,7 @@ public final class RedisBridge: Sendable {
         } catch {
             clients.forEach { $0.close() }
             lock.withLock { state.phase = .idle }
-            throw .redis(error)
+            throw .startFailed(error)
         }
 
         // One publishing connection per mode that has outgoing events. From here on a queued

@@ -33,6 +33,11 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
     /// by ``RedisBridge/Configuration/validated()``, by every `carry` and by `start()`, so that
     /// nothing is ever published with it.
     case invalidConfiguration(String)
+    /// Thrown by ``RedisBridge/start()`` when Redis cannot be reached or refuses the setup (a
+    /// consumer group, a subscription). The bridge does not retry by itself: nothing is
+    /// received until a later `start()` succeeds, and outgoing events wait in the publish
+    /// buffer for it. Call `start()` again.
+    case startFailed(RedisError)
 
     public var description: String {
         switch self {
@@ -60,6 +65,9 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Redis bridge: carry(...) must be called before start()"
         case .invalidConfiguration(let reason):
             return "Redis bridge: invalid configuration: \(reason)"
+        case .startFailed(let error):
+            return
+                "Redis bridge: could not start: \(error) Nothing is received until start() succeeds, and outgoing events wait in the publish buffer: call start() again."
         }
     }
 }
