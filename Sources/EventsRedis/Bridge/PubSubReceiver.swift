@@ -42,11 +42,11 @@ final class PubSubReceiver: Sendable {
     nonisolated(unsafe) private var state = State()
 
     private init(
-        configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
-        report: @escaping @Sendable (RedisBridgeError) -> Void,
+        configuration: RedisConfiguration, healthCheckInterval: Duration, channels: [String], inbound: Inbound,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void,
         confirm: AsyncStream<Result<Void, RedisError>>.Continuation
     ) {
-        subscriber = RedisSubscriber(configuration)
+        subscriber = RedisSubscriber(configuration, healthCheckInterval: healthCheckInterval)
         self.channels = channels
         self.inbound = inbound
         self.counters = counters
@@ -59,13 +59,13 @@ final class PubSubReceiver: Sendable {
     /// published from then on are received. Throws when the first subscription fails, or is
     /// not confirmed within the configuration's `connectTimeout` plus `replyTimeout`.
     static func start(
-        configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
-        report: @escaping @Sendable (RedisBridgeError) -> Void
+        configuration: RedisConfiguration, healthCheckInterval: Duration, channels: [String], inbound: Inbound,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
     ) async throws(RedisError) -> PubSubReceiver {
         let (confirmed, confirm) = AsyncStream.makeStream(of: Result<Void, RedisError>.self)
         let receiver = PubSubReceiver(
-            configuration: configuration, channels: channels, inbound: inbound, counters: counters, report: report,
-            confirm: confirm)
+            configuration: configuration, healthCheckInterval: healthCheckInterval, channels: channels,
+            inbound: inbound, counters: counters, report: report, confirm: confirm)
         receiver.subscribe()
         // The subscription retries a connection for as long as it takes; starting waits no
         // longer than a command would.

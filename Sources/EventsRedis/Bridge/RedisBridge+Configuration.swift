@@ -106,6 +106,17 @@ extension RedisBridge {
         public var readBatchSize = 512
         /// How long a stream read waits for new entries before checking again.
         public var readBlock: Duration = .milliseconds(500)
+        /// How long the Pub/Sub connection may stay silent before the bridge sends `PING` to
+        /// check it; when the answer takes longer than the Redis configuration's `replyTimeout`,
+        /// the bridge drops the connection, subscribes again and reports the gap (messages
+        /// published meanwhile are lost for this process). A connection that died without
+        /// being closed (a network partition, a frozen server) is so noticed within this
+        /// interval plus `replyTimeout`.
+        ///
+        /// Stream connections need no such check: every read waits at most ``readBlock`` plus
+        /// `replyTimeout`, and every publish at most `replyTimeout`, before the connection is
+        /// dropped and the work retried on a new one.
+        public var healthCheckInterval: Duration = .seconds(30)
         /// Describes the sender of a published event (the CloudEvents `subject`); by default
         /// the sender's type name. Return `nil` to leave `subject` out; an empty string leaves it
         /// out too (CloudEvents requires a `subject` to be non-empty when present).

@@ -283,8 +283,8 @@ public final class RedisBridge: Sendable {
                     _ = try await probe.send(["PING"])
                 }
                 receiver = try await PubSubReceiver.start(
-                    configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
-                    report: report)
+                    configuration: configuration.redis, healthCheckInterval: configuration.healthCheckInterval,
+                    channels: channels, inbound: inbound, counters: counters, report: report)
             }
         } catch {
             clients.forEach { $0.close() }
