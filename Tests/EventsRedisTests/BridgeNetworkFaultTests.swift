@@ -196,4 +196,17 @@ struct BridgeNetworkFaultTests {
         receiverProxy.stop()
         publisherProxy.stop()
     }
+
+    @Test(
+        "A Pub/Sub event lost with its connection is reported as possibly published; one Redis refused, as not published"
+    )
+    func pubSubLossReportsSayWhatIsKnown() {
+        // The connection may fail after Redis ran the PUBLISH and before its reply came back:
+        // the reset case above received events that their publisher had to report.
+        let broken = RedisBridgeError.pubSubEventLost(type: "t", id: "p-1", cause: .connectionClosed)
+        #expect(broken.description.contains("may not have been published"), "\(broken)")
+        #expect(broken.description.contains("not retried"), "\(broken)")
+        let refused = RedisBridgeError.pubSubEventLost(type: "t", id: "p-1", cause: .server("ERR no"))
+        #expect(refused.description.contains("was not published"), "\(refused)")
+    }
 }

@@ -17,8 +17,10 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The publish buffer is full (Redis has been unreachable for a while): this event was not
     /// published. Local listeners still received it.
     case publishBufferFull(type: String, id: String, capacity: Int)
-    /// A Pub/Sub event could not be published because the connection to Redis failed;
-    /// Pub/Sub is fire-and-forget, so it is not retried.
+    /// A Pub/Sub event whose publishing Redis did not confirm: it refused the `PUBLISH`
+    /// (`cause` is ``RedisError/server(_:)``), or the connection failed before the reply came
+    /// back, in which case the event may or may not have reached subscribers. Pub/Sub is
+    /// fire-and-forget, so it is not retried.
     case pubSubEventLost(type: String, id: String, cause: RedisError)
     /// Talking to Redis failed; the bridge keeps retrying with backoff.
     case redis(RedisError)
@@ -54,7 +56,11 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
             return
                 "Redis bridge: publish buffer full (\(capacity) events waiting for Redis); \"\(type)\" event \(id) was not published"
         case .pubSubEventLost(let type, let id, let cause):
-            return "Redis bridge: Pub/Sub event \(id) (\"\(type)\") was not published: \(cause)"
+            if case .server = cause {
+                return "Redis bridge: Pub/Sub event \(id) (\"\(type)\") was not published: \(cause)"
+            }
+            return
+                "Redis bridge: Pub/Sub event \(id) (\"\(type)\") may not have been published (the connection failed before Redis confirmed it), and is not retried: \(cause)"
         case .redis(let error):
             return "Redis bridge: \(error); retrying"
         case .stoppedWithUnpublishedEvents(let count):
