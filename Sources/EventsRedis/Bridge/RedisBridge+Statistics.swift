@@ -30,13 +30,17 @@ extension RedisBridge {
         /// acknowledged them, or before it was ever started: each is reported in a
         /// ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``.
         public var unpublishedAtStop = 0
+        /// Times the stream reader found its consumer group gone and created it again (each
+        /// reported as ``RedisBridgeError/consumerGroupLost(stream:group:)``).
+        public var consumerGroupsLost = 0
 
         public var description: String {
             "published \(published), delivered \(delivered), own skipped \(ownEventsSkipped), "
                 + "duplicates suppressed \(duplicatesSuppressed), "
                 + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
                 + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), "
-                + "Redis errors \(redisErrors), claimed \(claimed), unpublished at stop \(unpublishedAtStop)"
+                + "Redis errors \(redisErrors), claimed \(claimed), unpublished at stop \(unpublishedAtStop), "
+                + "consumer groups lost \(consumerGroupsLost)"
         }
     }
 }
@@ -56,6 +60,7 @@ final class BridgeCounters: Sendable {
     let redisErrors = Atomic<Int>(0)
     let claimed = Atomic<Int>(0)
     let unpublishedAtStop = Atomic<Int>(0)
+    let consumerGroupsLost = Atomic<Int>(0)
 
     var snapshot: RedisBridge.Statistics {
         var statistics = RedisBridge.Statistics()
@@ -71,6 +76,7 @@ final class BridgeCounters: Sendable {
         statistics.redisErrors = redisErrors.load(ordering: .relaxed)
         statistics.claimed = claimed.load(ordering: .relaxed)
         statistics.unpublishedAtStop = unpublishedAtStop.load(ordering: .relaxed)
+        statistics.consumerGroupsLost = consumerGroupsLost.load(ordering: .relaxed)
         return statistics
     }
 }

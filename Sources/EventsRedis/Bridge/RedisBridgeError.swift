@@ -24,6 +24,13 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
     case pubSubEventLost(type: String, id: String, cause: RedisError)
     /// Talking to Redis failed; the bridge keeps retrying with backoff.
     case redis(RedisError)
+    /// The stream reader found its consumer group gone when it set up again after an error
+    /// or an outage: Redis lost its data (it restarted without persistence, or came back empty
+    /// from a failover), or someone deleted the group or the stream. The bridge created the
+    /// group again from the stream's start, so it receives every entry that the stream holds
+    /// now; the entries written before the loss that this group had not yet read were lost with
+    /// Redis's data.
+    case consumerGroupLost(stream: String, group: String)
     /// The bridge stopped before Redis acknowledged these many queued events; they were not
     /// published.
     case stoppedWithUnpublishedEvents(Int)
@@ -63,6 +70,9 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
                 "Redis bridge: Pub/Sub event \(id) (\"\(type)\") may not have been published (the connection failed before Redis confirmed it), and is not retried: \(cause)"
         case .redis(let error):
             return "Redis bridge: \(error); retrying"
+        case .consumerGroupLost(let stream, let group):
+            return
+                "Redis bridge: consumer group \"\(group)\" of stream \(stream) was gone (Redis lost its data, or the group was deleted) and was created again from the stream's start; entries written before that and not yet read by the group were lost"
         case .stoppedWithUnpublishedEvents(let count):
             return "Redis bridge: stopped with \(count) events not yet acknowledged by Redis; they were not published"
         case .duplicateWireName(let name):
