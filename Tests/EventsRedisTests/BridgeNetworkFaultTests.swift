@@ -105,7 +105,7 @@ struct BridgeNetworkFaultTests {
         }
         print(
             "streams, \(fault): noticed after \(noticedAfter) ms; consumer \(consumer.statistics.redisErrors) Redis "
-                + "errors, \(consumer.statistics.duplicatesSuppressed) redeliveries suppressed; publisher "
+                + "errors, \(consumer.statistics.duplicatesSuppressed) redeliveries suppressed, \(consumer.statistics.claimed) claimed; publisher "
                 + "\(publisher.statistics.redisErrors) Redis errors, \(publisher.statistics.published) XADDs for 60 events"
         )
         _ = listener
