@@ -115,8 +115,11 @@ extension BridgeLifecycleTests {
         let server = try RedisServer()
         let errors = ErrorLog()
         let center = EventCenter()
-        let publisher = RedisBridge(
-            center: center, configuration: bridgeConfiguration(server, source: "publisher", errors: errors))
+        var configuration = bridgeConfiguration(server, source: "publisher", errors: errors)
+        // The failing start() gives up once a command would: keep that short.
+        configuration.redis.connectTimeout = .milliseconds(200)
+        configuration.redis.replyTimeout = .milliseconds(500)
+        let publisher = RedisBridge(center: center, configuration: configuration)
         try publisher.carry(Sequenced.self, mode: .stream)
         try publisher.carry(PubSubSequenced.self, mode: .pubSub, direction: .outgoing)
         server.kill()
