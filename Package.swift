@@ -34,6 +34,11 @@ let package = Package(
         .executableTarget(
             name: "events-bench", dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "RedisServerSupport"],
             swiftSettings: strictSettings),
+        // A receiving process that the Redis tests kill (SIGKILL) mid-stream and start again; they
+        // find it beside their own executable. Not a product.
+        .executableTarget(
+            name: "events-redis-peer", dependencies: ["Events", "EventsRedis"], path: "Tests/EventsRedisPeer",
+            swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings),

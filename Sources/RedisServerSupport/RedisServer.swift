@@ -120,6 +120,17 @@ package final class RedisServer {
         throw lastError
     }
 
+    /// Kills the server (SIGKILL) and starts it again on the same port with an empty dataset,
+    /// as a server without persistence (or one whose disk was lost) comes back after a crash.
+    package func restartEmpty() throws {
+        kill()
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file != "redis.log" {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+        }
+        try restart()
+    }
+
     private func terminate(signal: Int32) {
         guard let process, process.isRunning else { return }
         sendSignal(process.processIdentifier, signal)

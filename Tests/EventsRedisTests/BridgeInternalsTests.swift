@@ -176,6 +176,21 @@ struct BridgeInternalsTests {
         #expect(queue.peekBatch(limit: 10).map(\.id) == ["4", "6", "7"])
     }
 
+    @Test("An event heard after the publish buffer was given up at stop is reported and counted, not dropped")
+    func publishAfterCloseIsReported() {
+        let errors = ErrorLog()
+        var configuration = RedisBridge.Configuration(source: "a")
+        configuration.errorHandler = { errors.record($0) }
+        let counters = BridgeCounters()
+        let outbound = Outbound(configuration: configuration, counters: counters, report: configuration.errorHandler)
+        _ = outbound.streamQueue.close()
+        let route = outbound.route(type: "t", mode: .stream, key: "k")
+        outbound.publish(outbound.envelope(type: "t"), route: route, mode: .stream, sender: nil) { _ in }
+        #expect(errors.all == [.stoppedWithUnpublishedEvents(1)])
+        #expect(counters.snapshot.unpublishedAtStop == 1)
+        #expect(counters.snapshot.rejectedBufferFull == 0)
+    }
+
     @Test("The publisher packs runs of messages for one key, up to the event and byte limits")
     func commandsGroupMessages() {
         func message(_ key: String, bytes: Int = 10) -> OutboundMessage {

@@ -85,3 +85,67 @@ struct BrokerCrashTests {
         await receiver.stop()
     }
 }
+
+extension BrokerCrashTests {
+    /// Redis crashes and comes back with nothing: no streams, no consumer groups. The bridges
+    /// must notice, create their groups again and say that entries may have been lost, and go
+    /// on carrying events, instead of waiting for ever on a group that no longer exists.
+    @Test(
+        "Redis restarted with an empty dataset: the consumer group is created again, the loss reported, and events flow"
+    )
+    func restartWithEmptyDataset() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let receivingCenter = EventCenter()
+        let streamed = Log<Int>()
+        let broadcast = Log<Int>()
+        let listeners = [
+            receivingCenter.listen(to: Sequenced.self) { streamed.append($0.n) },
+            receivingCenter.listen(to: PubSubSequenced.self) { broadcast.append($0.n) },
+        ]
+        let receiver = RedisBridge(
+            center: receivingCenter, configuration: bridgeConfiguration(server, source: "receiver", errors: errors))
+        try receiver.carry(Sequenced.self, mode: .stream)
+        try receiver.carry(PubSubSequenced.self, mode: .pubSub)
+        try await receiver.start()
+        let publishingCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publishingCenter, configuration: bridgeConfiguration(server, source: "publisher", errors: errors))
+        try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try publisher.carry(PubSubSequenced.self, mode: .pubSub, direction: .outgoing)
+        try await publisher.start()
+
+        for n in 1...20 { publishingCenter.dispatch(Sequenced(n: n)) }
+        #expect(await eventually { streamed.count == 20 })
+
+        try server.restartEmpty()
+        for n in 21...40 { publishingCenter.dispatch(Sequenced(n: n)) }
+        #expect(await publisher.flush(timeout: .seconds(15)))
+        #expect(await eventually { streamed.count == 40 }, "events flow again: \(streamed.count) of 40")
+        #expect(streamed.values == Array(1...40))
+
+        // The receiver says its group was gone and created again, once.
+        let stream = "test:" + Sequenced.wireName
+        let lost = errors.all.filter { error in
+            if case .consumerGroupLost(stream, "receiver") = error { true } else { false }
+        }
+        #expect(lost.count == 1, "\(errors.all)")
+        #expect(receiver.statistics.consumerGroupsLost == 1)
+        let client = RedisClient(server.configuration)
+        let groups = try await client.send("XINFO", "GROUPS", RedisArgument(stream))
+        #expect(groups.array?.count == 1)
+
+        // Pub/Sub subscribed again too.
+        var n = 0
+        let arrived = await eventually {
+            n += 1
+            publishingCenter.dispatch(PubSubSequenced(n: n))
+            return broadcast.count > 0
+        }
+        #expect(arrived)
+        _ = listeners
+        client.close()
+        await publisher.stop()
+        await receiver.stop()
+    }
+}

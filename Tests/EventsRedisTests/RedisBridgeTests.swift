@@ -553,6 +553,8 @@ struct RedisBridgeTests {
         #expect(await eventually(timeout: .seconds(10)) { received.values == [1] })
         _ = try await client.send("XADD", RedisArgument(stream), "*", "event", event(2))
         #expect(await eventually(timeout: .seconds(10)) { received.values == [1, 2] })
+        #expect(errors.all.contains(.consumerGroupLost(stream: stream, group: "c")), "the loss is reported")
+        #expect(consumer.statistics.consumerGroupsLost == 1)
         _ = listener
         client.close()
         await consumer.stop()

@@ -24,8 +24,10 @@ final class Outbound: Sendable {
     ) {
         source = configuration.source
         subject = configuration.subject
-        pubSubQueue = PublishQueue(capacity: configuration.publishBufferCapacity)
-        streamQueue = PublishQueue(capacity: configuration.publishBufferCapacity)
+        // A capacity below 1 fails `Configuration.validated()`, so nothing is ever queued with
+        // it; the queues still need room for one to be made at all.
+        pubSubQueue = PublishQueue(capacity: max(configuration.publishBufferCapacity, 1))
+        streamQueue = PublishQueue(capacity: max(configuration.publishBufferCapacity, 1))
         self.counters = counters
         self.report = report
         var generator = SystemRandomNumberGenerator()
@@ -56,8 +58,10 @@ final class Outbound: Sendable {
         let sequence = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let payload: [UInt8]
         do {
-            payload = try envelope.message(
-                sequence: sequence, subject: sender.flatMap(subject), time: Date(), appendData: appendData)
+            // CloudEvents forbids an empty subject (every receiver would reject the event): none
+            // is written instead.
+            let subject = sender.flatMap(subject).flatMap { $0.isEmpty ? nil : $0 }
+            payload = try envelope.message(sequence: sequence, subject: subject, time: Date(), appendData: appendData)
         } catch let failure as CarriedEvent.CodingFailure {
             report(.cannotEncode(type: envelope.type, reason: failure.reason))
             return
@@ -68,8 +72,14 @@ final class Outbound: Sendable {
         let message = OutboundMessage(route: route, idNumber: sequence, payload: payload)
         let queue = queue(mode)
         if !queue.enqueue(message) {
-            counters.rejectedBufferFull.increment()
-            report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))
+            if queue.isClosed {
+                // Heard while the bridge stopped, after its buffer was given up.
+                counters.unpublishedAtStop.increment()
+                report(.stoppedWithUnpublishedEvents(1))
+            } else {
+                counters.rejectedBufferFull.increment()
+                report(.publishBufferFull(type: envelope.type, id: message.id, capacity: queue.capacity))
+            }
         }
     }
 }

@@ -14,9 +14,17 @@ import Events
 /// frame, the reconnect policy's attempts used up), the receiver reports it and subscribes
 /// again after a backoff (1 s doubling to 30 s), for as long as the bridge runs: a bridge never
 /// goes on without its Pub/Sub input.
+///
+/// ``stop()`` ends the subscription and waits until its reader thread has left the last
+/// listener: what the listeners dispatch until then is still heard by the bridge.
 final class PubSubReceiver: Sendable {
     private struct State {
         var started = false
+        var stopped = false
+        /// Whether a subscription runs (from `subscribe()` until it ends): its reader thread may
+        /// be delivering.
+        var active = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
         /// Slower than a reconnect: what ends a subscription (refused credentials, a malformed
         /// frame) takes a person or another system to mend.
         var backoff = Backoff(RedisReconnectPolicy(initialDelay: .seconds(1), maxDelay: .seconds(30), jitter: 0))
@@ -34,11 +42,11 @@ final class PubSubReceiver: Sendable {
     nonisolated(unsafe) private var state = State()
 
     private init(
-        configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
-        report: @escaping @Sendable (RedisBridgeError) -> Void,
+        configuration: RedisConfiguration, healthCheckInterval: Duration, channels: [String], inbound: Inbound,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void,
         confirm: AsyncStream<Result<Void, RedisError>>.Continuation
     ) {
-        subscriber = RedisSubscriber(configuration)
+        subscriber = RedisSubscriber(configuration, healthCheckInterval: healthCheckInterval)
         self.channels = channels
         self.inbound = inbound
         self.counters = counters
@@ -48,16 +56,22 @@ final class PubSubReceiver: Sendable {
     }
 
     /// Subscribes and returns once the server has confirmed every channel, so that messages
-    /// published from then on are received. Throws when the first subscription fails.
+    /// published from then on are received. Throws when the first subscription fails, or is
+    /// not confirmed within the configuration's `connectTimeout` plus `replyTimeout`.
     static func start(
-        configuration: RedisConfiguration, channels: [String], inbound: Inbound, counters: BridgeCounters,
-        report: @escaping @Sendable (RedisBridgeError) -> Void
+        configuration: RedisConfiguration, healthCheckInterval: Duration, channels: [String], inbound: Inbound,
+        counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
     ) async throws(RedisError) -> PubSubReceiver {
         let (confirmed, confirm) = AsyncStream.makeStream(of: Result<Void, RedisError>.self)
         let receiver = PubSubReceiver(
-            configuration: configuration, channels: channels, inbound: inbound, counters: counters, report: report,
-            confirm: confirm)
+            configuration: configuration, healthCheckInterval: healthCheckInterval, channels: channels,
+            inbound: inbound, counters: counters, report: report, confirm: confirm)
         receiver.subscribe()
+        // The subscription retries a connection for as long as it takes; starting waits no
+        // longer than a command would.
+        runAfter(configuration.connectTimeout + configuration.replyTimeout) {
+            confirm.yield(.failure(.timedOut("subscribe")))
+        }
         for await outcome in confirmed {
             if case .failure(let error) = outcome {
                 receiver.subscriber.close()
@@ -69,7 +83,33 @@ final class PubSubReceiver: Sendable {
         return receiver
     }
 
+    /// Ends the subscription and returns once its reader thread no longer delivers.
+    func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting: Bool = lock.withLock {
+                state.stopped = true
+                guard state.active else { return false }
+                state.stopWaiters.append(continuation)
+                return true
+            }
+            subscriber.close()
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    /// Ends the subscription without waiting for it (for a bridge's deinit).
+    func close() {
+        lock.withLock { state.stopped = true }
+        subscriber.close()
+    }
+
     private func subscribe() {
+        let subscribing: Bool = lock.withLock {
+            guard !state.stopped else { return false }
+            state.active = true
+            return true
+        }
+        guard subscribing else { return }
         subscriber.subscribe(
             channels: channels,
             handler: { [self] event in
@@ -89,7 +129,13 @@ final class PubSubReceiver: Sendable {
     }
 
     private func ended(_ error: RedisError?) {
-        guard let error, error != .clientClosed else {
+        let (stopped, waiters): (Bool, [CheckedContinuation<Void, Never>]) = lock.withLock {
+            state.active = false
+            defer { state.stopWaiters = [] }
+            return (state.stopped, state.stopWaiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        guard let error, error != .clientClosed, !stopped else {
             // Closed by `stop()`: nothing more to do.
             confirm.yield(.failure(.clientClosed))
             return

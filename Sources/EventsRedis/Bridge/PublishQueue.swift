@@ -200,6 +200,9 @@ final class PublishQueue: Sendable {
 
     var count: Int { lock.withLock { state.count } }
 
+    /// Whether `close()` was called.
+    var isClosed: Bool { lock.withLock { state.closed } }
+
     /// How many flushes are waiting (for tests that must know a flush has begun).
     var waitingFlushes: Int { lock.withLock { state.flushWaiters.count } }
 

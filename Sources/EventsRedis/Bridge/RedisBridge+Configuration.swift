@@ -51,7 +51,7 @@ extension RedisBridge {
         /// The CloudEvents `source` of events published here: identify the app and the instance
         /// (for example `"shop/api-1"`). Keep it unique per running instance and stable across
         /// restarts: messages with this source are this instance's own and are never delivered
-        /// back to it.
+        /// back to it. It must not be empty (see ``validated()``).
         public var source: String
         /// Prefix of the Redis keys and channels the bridge uses: an event with wire name `t`
         /// travels on channel `<prefix>t` (Pub/Sub) or stream `<prefix>t` (Streams).
@@ -64,8 +64,9 @@ extension RedisBridge {
         /// This instance's consumer name within the group. Keep it stable across restarts so
         /// that a restarted instance resumes its own unacknowledged entries.
         public var consumerName: String
-        /// How many published events may wait for Redis to acknowledge them. Beyond it, new
-        /// events are rejected with ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
+        /// How many published events may wait for Redis to acknowledge them, per mode (at least
+        /// 1). Beyond it, new events are rejected with
+        /// ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
         public var publishBufferCapacity = 10_000
         /// How many recent event identities are remembered to suppress duplicates. An identity
         /// is an event's `source` and `id`, compared byte for byte. A full window takes about
@@ -105,8 +106,20 @@ extension RedisBridge {
         public var readBatchSize = 512
         /// How long a stream read waits for new entries before checking again.
         public var readBlock: Duration = .milliseconds(500)
+        /// How long the Pub/Sub connection may stay silent before the bridge sends `PING` to
+        /// check it; when the answer takes longer than the Redis configuration's `replyTimeout`,
+        /// the bridge drops the connection, subscribes again and reports the gap (messages
+        /// published meanwhile are lost for this process). A connection that died without
+        /// being closed (a network partition, a frozen server) is so noticed within this
+        /// interval plus `replyTimeout`.
+        ///
+        /// Stream connections need no such check: every read waits at most ``readBlock`` plus
+        /// `replyTimeout`, and every publish at most `replyTimeout`, before the connection is
+        /// dropped and the work retried on a new one.
+        public var healthCheckInterval: Duration = .seconds(30)
         /// Describes the sender of a published event (the CloudEvents `subject`); by default
-        /// the sender's type name. Return `nil` to leave `subject` out.
+        /// the sender's type name. Return `nil` to leave `subject` out; an empty string leaves it
+        /// out too (CloudEvents requires a `subject` to be non-empty when present).
         public var subject: @Sendable (Sender) -> String? = { sender in String(describing: sender.type) }
         /// Receives every ``RedisBridgeError``; by default prints one line to standard error.
         public var errorHandler: @Sendable (RedisBridgeError) -> Void = { error in
@@ -119,6 +132,35 @@ extension RedisBridge {
             self.source = source
             self.consumerGroup = source
             self.consumerName = source
+        }
+
+        /// This configuration, checked: throws ``RedisBridgeError/invalidConfiguration(_:)`` when
+        /// it cannot work.
+        ///
+        /// Use it where the configuration is made, to fail there rather than at the first
+        /// `carry` (every `carry` and ``RedisBridge/start()`` run the same check, so a bridge
+        /// never publishes with a configuration that fails it):
+        ///
+        /// ```swift
+        /// let configuration = try RedisBridge.Configuration(
+        ///     redis: RedisConfiguration(host: "127.0.0.1", port: 6379), source: instanceName
+        /// ).validated()
+        /// ```
+        ///
+        /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
+        /// every receiver would reject the bridge's events), and ``publishBufferCapacity`` must
+        /// be at least 1.
+        public func validated() throws(RedisBridgeError) -> Configuration {
+            if source.isEmpty {
+                throw .invalidConfiguration(
+                    "source must not be empty: CloudEvents requires every event to name its source; "
+                        + "set it to the app and instance, such as \"shop/api-1\"")
+            }
+            if publishBufferCapacity < 1 {
+                throw .invalidConfiguration(
+                    "publishBufferCapacity is \(publishBufferCapacity); it must be at least 1")
+            }
+            return self
         }
     }
 }

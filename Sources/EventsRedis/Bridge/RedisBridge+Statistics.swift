@@ -26,13 +26,21 @@ extension RedisBridge {
         public var redisErrors = 0
         /// Stream entries claimed from other consumers of the group whose entries went stale.
         public var claimed = 0
+        /// Local events given up because the bridge stopped (or was let go) before Redis
+        /// acknowledged them, or before it was ever started: each is reported in a
+        /// ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``.
+        public var unpublishedAtStop = 0
+        /// Times the stream reader found its consumer group gone and created it again (each
+        /// reported as ``RedisBridgeError/consumerGroupLost(stream:group:)``).
+        public var consumerGroupsLost = 0
 
         public var description: String {
             "published \(published), delivered \(delivered), own skipped \(ownEventsSkipped), "
                 + "duplicates suppressed \(duplicatesSuppressed), "
                 + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
                 + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), "
-                + "Redis errors \(redisErrors), claimed \(claimed)"
+                + "Redis errors \(redisErrors), claimed \(claimed), unpublished at stop \(unpublishedAtStop), "
+                + "consumer groups lost \(consumerGroupsLost)"
         }
     }
 }
@@ -51,6 +59,8 @@ final class BridgeCounters: Sendable {
     let pubSubLost = Atomic<Int>(0)
     let redisErrors = Atomic<Int>(0)
     let claimed = Atomic<Int>(0)
+    let unpublishedAtStop = Atomic<Int>(0)
+    let consumerGroupsLost = Atomic<Int>(0)
 
     var snapshot: RedisBridge.Statistics {
         var statistics = RedisBridge.Statistics()
@@ -65,6 +75,8 @@ final class BridgeCounters: Sendable {
         statistics.pubSubLost = pubSubLost.load(ordering: .relaxed)
         statistics.redisErrors = redisErrors.load(ordering: .relaxed)
         statistics.claimed = claimed.load(ordering: .relaxed)
+        statistics.unpublishedAtStop = unpublishedAtStop.load(ordering: .relaxed)
+        statistics.consumerGroupsLost = consumerGroupsLost.load(ordering: .relaxed)
         return statistics
     }
 }

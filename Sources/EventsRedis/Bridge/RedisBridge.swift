@@ -46,22 +46,35 @@ import Events
 /// - **Both ways by default.** Every instance that carries an event publishes it and receives
 ///   it. A process that only produces (or only consumes) an event says so with
 ///   `carry(_:mode:direction:)` (see ``Direction``) and skips the other half.
-/// - Register every event with `carry` before ``start()``.
+/// - **Life cycle.** Register every event with `carry` before ``start()``. An outgoing event
+///   is heard from the moment it is carried: what is dispatched before `start()`, while it runs
+///   or after it failed waits in the publish buffer and is published once a `start()` has
+///   connected. ``stop(drainTimeout:)`` lets the listeners of the last received events finish
+///   and publishes what they dispatch; whatever can no longer be published is reported as
+///   ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``, never dropped silently. After
+///   `stop()` returns, the bridge no longer hears the center.
 public final class RedisBridge: Sendable {
     private enum Phase {
-        case idle, starting, running, stopped
+        case idle, starting, running, stopping, stopped
     }
 
     private struct State {
         var phase = Phase.idle
         var carried: [String: CarriedEvent] = [:]
+        /// The local listeners of the outgoing events, attached by `carry` and cancelled by
+        /// `stop()` (or deinit).
         var subscriptions: [Subscription] = []
+        /// False once `stop()` has cancelled the listeners: a listener attached later by a
+        /// `carry` that raced with it is cancelled at once.
+        var listening = true
         /// The stream reader (the only task a bridge runs), which `stop()` lets finish its batch
         /// before closing connections.
         var consumerTask: Task<Void, Never>?
         var publishers: [Publisher] = []
         var clients: [RedisClient] = []
-        var subscriber: RedisSubscriber?
+        var receiver: PubSubReceiver?
+        /// For tests: runs in `start()` once the stream reader runs, before `start()` returns.
+        var whileStarting: (@Sendable () async -> Void)?
     }
 
     /// The center whose events this bridge carries.
@@ -85,18 +98,27 @@ public final class RedisBridge: Sendable {
     }
 
     deinit {
-        // Without `stop()`: end the loops and connections; queued events are not published.
+        // Without `stop()`: end the loops and connections; queued events are not published, and
+        // are reported as such.
         state.subscriptions.forEach { $0.cancel() }
         state.consumerTask?.cancel()
         state.publishers.forEach { $0.stop() }
         state.clients.forEach { $0.close() }
-        state.subscriber?.close()
-        _ = outbound.pubSubQueue.close()
-        _ = outbound.streamQueue.close()
+        state.receiver?.close()
+        giveUpOnQueuedEvents()
     }
 
     /// Whether `start()` is in progress (for tests of what happens meanwhile).
     var isStarting: Bool { lock.withLock { state.phase == .starting } }
+
+    /// Whether `stop()` has begun (for tests of what happens while it runs).
+    var hasBegunStopping: Bool { lock.withLock { state.phase == .stopping || state.phase == .stopped } }
+
+    /// Makes `start()` run `body` once the stream reader runs, before it returns (for tests of
+    /// what happens meanwhile).
+    func whileStarting(_ body: @escaping @Sendable () async -> Void) {
+        lock.withLock { state.whileStarting = body }
+    }
 
     /// Counters of what the bridge has published, delivered, suppressed and skipped.
     public var statistics: Statistics { counters.snapshot }
@@ -104,6 +126,11 @@ public final class RedisBridge: Sendable {
     // MARK: - Choosing events
 
     /// Carries the events of type `type` in `mode`, under their ``RemoteEvent/wireName``.
+    ///
+    /// Every `carry` throws ``RedisBridgeError/alreadyStarted`` after ``start()``,
+    /// ``RedisBridgeError/duplicateWireName(_:)`` for a wire name already carried, and
+    /// ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
+    /// ``Configuration/validated()``.
     public func carry<E: RemoteEvent>(_ type: E.Type, mode: Mode) throws(RedisBridgeError) {
         try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName))
     }
@@ -152,6 +179,7 @@ public final class RedisBridge: Sendable {
     }
 
     private func add(_ event: CarriedEvent, direction: Direction = .both) throws(RedisBridgeError) {
+        _ = try configuration.validated()
         var event = event
         event.direction = direction
         let failure: RedisBridgeError? = lock.withLock {
@@ -161,6 +189,16 @@ public final class RedisBridge: Sendable {
             return nil
         }
         if let failure { throw failure }
+        guard direction.publishes else { return }
+        // Heard from now on, in every phase: what is dispatched before `start()` (or while it
+        // runs, or after it failed) waits in the publish buffer for a publisher.
+        let subscription = event.listen(center, outbound)
+        let kept = lock.withLock {
+            guard state.listening else { return false }
+            state.subscriptions.append(subscription)
+            return true
+        }
+        if !kept { subscription.cancel() }
     }
 
     // MARK: - Running
@@ -169,8 +207,34 @@ public final class RedisBridge: Sendable {
     ///
     /// When it returns, the consumer groups of the carried streams exist and the Pub/Sub
     /// channels are subscribed, so events other processes publish from then on are received.
-    /// It throws when Redis cannot be reached or refuses the setup; the bridge can then be
-    /// started again. Later outages are handled by retrying, not reported as a throw.
+    /// It throws ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
+    /// ``Configuration/validated()``, and ``RedisBridgeError/startFailed(_:)`` when Redis cannot
+    /// be reached (within the configuration's `connectTimeout` plus `replyTimeout`) or refuses
+    /// the setup. A start that failed is not retried by the bridge: nothing is received until
+    /// the caller calls `start()` again and it succeeds. Later outages, once started, are
+    /// handled by retrying, reported through the error handler, never thrown.
+    ///
+    /// A bridge whose events are all outgoing has nothing to set up: its `start()` does not
+    /// wait for Redis, and its publishers connect (and retry) by themselves.
+    ///
+    /// ```swift
+    /// while true {
+    ///     do {
+    ///         try await bridge.start()
+    ///         break
+    ///     } catch .startFailed(let cause) {
+    ///         logger.warning("Redis not ready (\(cause)); trying again")
+    ///         try await Task.sleep(for: .seconds(1))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Outgoing events are heard from the moment they are carried, not from `start()` on: what
+    /// is dispatched before it, while it runs (by listeners of the stream entries a restarted
+    /// consumer finds pending, which it delivers before it returns) or after it failed waits in
+    /// the publish buffer (``Configuration/publishBufferCapacity`` per mode; beyond it, events
+    /// are reported as ``RedisBridgeError/publishBufferFull(type:id:capacity:)``) and is
+    /// published once a `start()` has connected, in order.
     public func start() async throws(RedisBridgeError) {
         let carried: [String: CarriedEvent]? = lock.withLock {
             guard state.phase == .idle else { return nil }
@@ -178,6 +242,12 @@ public final class RedisBridge: Sendable {
             return state.carried
         }
         guard let carried else { throw .alreadyStarted }
+        do {
+            _ = try configuration.validated()
+        } catch {
+            lock.withLock { state.phase = .idle }
+            throw error
+        }
 
         let report = configuration.errorHandler
         let received = carried.filter { $0.value.direction.receives }
@@ -188,70 +258,73 @@ public final class RedisBridge: Sendable {
         let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
         var clients: [RedisClient] = []
-        var consumerTask: Task<Void, Never>?
-        var subscriber: RedisSubscriber?
-        var publishers: [Publisher] = []
+        var consumer: StreamConsumer?
+        var receiver: PubSubReceiver?
 
+        // Everything that can fail comes first, and nothing is delivered until it is done: a
+        // start that fails has delivered nothing it would deliver again.
         do throws(RedisError) {
             if !streamKeys.isEmpty {
                 let readClient = RedisClient(configuration.redis)
                 clients.append(readClient)
-                let consumer = StreamConsumer(
+                let reader = StreamConsumer(
                     client: readClient, keys: streamKeys, group: configuration.consumerGroup,
                     consumer: configuration.consumerName, inbound: inbound, configuration: configuration,
                     counters: counters, report: report)
-                try await consumer.createGroups()
-                consumerTask = Task.detached { await consumer.run() }
+                try await reader.createGroups()
+                consumer = reader
             }
             if !channels.isEmpty {
-                let receiver = try await PubSubReceiver.start(
-                    configuration: configuration.redis, channels: channels, inbound: inbound, counters: counters,
-                    report: report)
-                subscriber = receiver.subscriber
-            }
-            // One publishing connection per mode that has outgoing events.
-            for mode in [Mode.stream, .pubSub] where published.contains(where: { $0.mode == mode }) {
-                let publishClient = RedisClient(configuration.redis)
-                clients.append(publishClient)
-                publishers.append(
-                    Publisher(
-                        queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
-                        mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
-                        report: report,
-                        trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil))
+                if consumer == nil {
+                    // Subscribing retries for as long as Redis is away; a command fails with
+                    // the reason once its time is up.
+                    let probe = RedisClient(configuration.redis)
+                    defer { probe.close() }
+                    _ = try await probe.send(["PING"])
+                }
+                receiver = try await PubSubReceiver.start(
+                    configuration: configuration.redis, healthCheckInterval: configuration.healthCheckInterval,
+                    channels: channels, inbound: inbound, counters: counters, report: report)
             }
         } catch {
-            consumerTask?.cancel()
             clients.forEach { $0.close() }
-            subscriber?.close()
-            // A retry starts a new reader: this one must be gone first.
-            await consumerTask?.value
             lock.withLock { state.phase = .idle }
-            throw .redis(error)
+            throw .startFailed(error)
         }
 
-        // From here on a queued message is picked up as soon as it is queued.
-        for publisher in publishers {
+        // One publishing connection per mode that has outgoing events. From here on a queued
+        // message is picked up as soon as it is queued, and what was queued before goes now.
+        var publishers: [Publisher] = []
+        for mode in [Mode.stream, .pubSub] where published.contains(where: { $0.mode == mode }) {
+            let publishClient = RedisClient(configuration.redis)
+            clients.append(publishClient)
+            let publisher = Publisher(
+                queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
+                mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
+                report: report,
+                trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil)
             publisher.queue.setWaker { publisher.kick() }
             publisher.kick()
+            publishers.append(publisher)
         }
-        // Listen last: from here on local dispatches are published.
-        let subscriptions = published.map { $0.listen(center, outbound) }
-        lock.withLock {
-            state.phase = .running
-            state.subscriptions = subscriptions
+        // Last, the stream reader: a restarted consumer delivers its pending entries first.
+        let consumerTask = consumer.map { consumer in Task.detached { await consumer.run() } }
+        let hook: (@Sendable () async -> Void)? = lock.withLock {
             state.consumerTask = consumerTask
             state.publishers = publishers
             state.clients = clients
-            state.subscriber = subscriber
+            state.receiver = receiver
+            return state.whileStarting
         }
+        if let hook { await hook() }
+        lock.withLock { state.phase = .running }
     }
 
     /// Waits until Redis has acknowledged every event dispatched before the call (or, for
     /// Pub/Sub, until publishing it failed and was reported).
     ///
-    /// While Redis is unreachable, stream events wait for it, and so does this call: use
-    /// ``flush(timeout:)`` to bound the wait. Cancelling the calling task ends the wait, and so
+    /// While Redis is unreachable, stream events wait for it, and so does this call (and before
+    /// ``start()``, events wait for it): use ``flush(timeout:)`` to bound the wait. Cancelling the calling task ends the wait, and so
     /// does ``stop(drainTimeout:)``, which gives up on what is left.
     public func flush() async {
         _ = await flushQueues()
@@ -285,45 +358,76 @@ public final class RedisBridge: Sendable {
         return await outbound.pubSubQueue.flush()
     }
 
-    /// Stops carrying events: local dispatches are no longer published, and events from Redis
-    /// no longer arrive. Called while ``start()`` is still running, it waits for it and then
-    /// stops what it started.
+    /// Stops carrying events: events from Redis no longer arrive, and once it returns, local
+    /// dispatches are no longer heard (they stay local, as without a bridge). A stopped bridge
+    /// cannot be started again. Called while ``start()`` is still running, it waits for it and
+    /// then stops what it started.
     ///
-    /// Events still waiting for Redis get up to `drainTimeout` to be acknowledged; any left
-    /// after it are reported as ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``. The
-    /// stream reader finishes the read in progress (at most ``Configuration/readBlock``) and
-    /// acknowledges what it delivered. Entries it could not acknowledge stay pending in Redis
-    /// and are delivered again when it restarts with the same consumer name (or claimed by
-    /// another consumer).
+    /// In this order:
+    /// 1. Reception ends, and what is being delivered finishes: the Pub/Sub reader ends after
+    ///    the message in hand, and the stream reader delivers the batch it read (at most
+    ///    ``Configuration/readBlock`` away) and acknowledges what it delivered. Entries it could
+    ///    not acknowledge stay pending in Redis and are delivered again when a bridge starts with
+    ///    the same consumer name (or claimed by another consumer). The listeners still run
+    ///    meanwhile, and what they dispatch is published like any other event.
+    /// 2. Events still waiting for Redis get up to `drainTimeout` to be acknowledged.
+    /// 3. The bridge stops hearing the center. Whatever is left, and whatever a dispatch racing
+    ///    with this step hands over too late, is not published: it is reported as
+    ///    ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)`` and counted in
+    ///    ``Statistics/unpublishedAtStop``.
+    ///
+    /// On a bridge that was never started (or whose `start()` failed), events dispatched since
+    /// `carry` cannot be published: they are reported and counted so. A bridge let go without
+    /// `stop()` reports what it still held in the same way.
     public func stop(drainTimeout: Duration = .seconds(5)) async {
         // A `start()` in progress finishes (or fails) first; then this stops what it started.
         while lock.withLock({ state.phase == .starting }) {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        let subscriptions: [Subscription]? = lock.withLock {
-            guard state.phase == .running else { return nil }
-            state.phase = .stopped
+        let wasRunning: Bool? = lock.withLock {
+            switch state.phase {
+            case .idle, .running:
+                defer { state.phase = .stopping }
+                return state.phase == .running
+            case .starting, .stopping, .stopped:
+                return nil
+            }
+        }
+        guard let wasRunning else { return }
+        let (consumerTask, receiver, publishers, clients) = lock.withLock {
+            (state.consumerTask, state.receiver, state.publishers, state.clients)
+        }
+
+        // Reception ends first, while the listeners are still heard and the publishers run:
+        // what the listeners of the last events dispatch goes out with the rest.
+        await receiver?.stop()
+        consumerTask?.cancel()
+        await consumerTask?.value
+
+        if wasRunning {
+            let deadline = ContinuousClock.now + drainTimeout
+            while outbound.streamQueue.count + outbound.pubSubQueue.count > 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let subscriptions = lock.withLock {
+            state.listening = false
+            defer { state.subscriptions = [] }
             return state.subscriptions
         }
-        guard let subscriptions else { return }
         subscriptions.forEach { $0.cancel() }
+        giveUpOnQueuedEvents()
 
-        let deadline = ContinuousClock.now + drainTimeout
-        while outbound.streamQueue.count + outbound.pubSubQueue.count > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
-        if left > 0 { configuration.errorHandler(.stoppedWithUnpublishedEvents(left)) }
-
-        let (consumerTask, publishers, clients, subscriber) = lock.withLock {
-            (state.consumerTask, state.publishers, state.clients, state.subscriber)
-        }
         publishers.forEach { $0.stop() }
-        consumerTask?.cancel()
-        // The stream reader finishes the read in progress (at most `readBlock`) and acknowledges
-        // what it delivered before its connection closes.
-        await consumerTask?.value
         clients.forEach { $0.close() }
-        subscriber?.close()
+        lock.withLock { state.phase = .stopped }
+    }
+
+    /// Closes the publish queues and reports the events still in them as not published.
+    private func giveUpOnQueuedEvents() {
+        let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
+        guard left > 0 else { return }
+        counters.unpublishedAtStop.increment(by: left)
+        configuration.errorHandler(.stoppedWithUnpublishedEvents(left))
     }
 }

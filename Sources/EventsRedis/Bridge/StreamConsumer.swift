@@ -32,7 +32,8 @@ struct StreamConsumer: Sendable {
     /// On start (`fromStart` false), a new group starts at the stream's end: it receives events
     /// published from now on. Once running (`fromStart` true), a missing group means the server
     /// lost its data: every entry in the stream was published since, possibly before this
-    /// consumer noticed, so the group starts at the beginning and skips none of them.
+    /// consumer noticed, so the group starts at the beginning and skips none of them; and what
+    /// the group had not read before the loss is gone, which is reported.
     func createGroups(fromStart: Bool = false) async throws(RedisError) {
         let position: RedisArgument = fromStart ? "0" : "$"
         for key in keys {
@@ -41,6 +42,13 @@ struct StreamConsumer: Sendable {
                     ["XGROUP", "CREATE", RedisArgument(key), RedisArgument(group), position, "MKSTREAM"])
             } catch {
                 guard error.serverErrorCode == "BUSYGROUP" else { throw error }
+                continue
+            }
+            // The first setup after `start()` finds the groups it made: a group made here was
+            // lost since.
+            if fromStart {
+                counters.consumerGroupsLost.increment()
+                report(.consumerGroupLost(stream: key, group: group))
             }
         }
     }

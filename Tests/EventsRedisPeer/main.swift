@@ -1,0 +1,104 @@
+import Events
+import EventsRedis
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// A receiving process for the Redis tests that kill one with SIGKILL mid-stream and start it
+// again (Tests/EventsRedisTests/ReceiverCrashTests.swift). Not a product: the tests find it
+// beside their own executable.
+//
+//   events-redis-peer <redis URL> <consumer name> <key prefix> <output file> <life> <work µs>
+//
+// It carries `Sequenced` from its stream as consumer <consumer name> of the group of the same
+// name, spends <work µs> in each delivery, and appends one line per event it handles to
+// <output file>, each written straight to the descriptor, so that a kill loses no line of an
+// event handled before it:
+//
+//   ready <life>                              once start() has returned
+//   event <life> <n> <stream entry id>        per delivered event
+//   error <life> <description>                per error the bridge reports
+//   stats <life> delivered=<d> suppressed=<s> after "stop" on standard input, before exit 0
+//
+// It stops cleanly when standard input says "stop" or closes (the test went away), and exits
+// by itself after two minutes whatever happens.
+
+struct Sequenced: RemoteEvent {
+    static let wireName = "com.example.test.sequenced"
+    let n: Int
+}
+
+/// Appends lines to a file with one `write` each.
+struct LineWriter: Sendable {
+    let descriptor: Int32
+
+    init?(path: String) {
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return nil }
+    }
+
+    func write(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+    }
+}
+
+#if canImport(Glibc)
+    private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        Glibc.write(descriptor, bytes, count)
+    }
+#else
+    private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        Darwin.write(descriptor, bytes, count)
+    }
+#endif
+
+let arguments = CommandLine.arguments
+guard arguments.count == 7, let redis = try? RedisConfiguration(url: arguments[1]),
+    let output = LineWriter(path: arguments[4]), let work = UInt32(arguments[6])
+else {
+    FileHandle.standardError.write(Data("usage: events-redis-peer URL CONSUMER PREFIX FILE LIFE WORK_US\n".utf8))
+    exit(2)
+}
+let consumer = arguments[2]
+let life = arguments[5]
+
+// Bounded in time whatever the test does.
+DispatchQueue.global().asyncAfter(deadline: .now() + 120) { exit(3) }
+
+var configuration = RedisBridge.Configuration(redis: redis, source: consumer)
+configuration.redis.clientName = "peer-\(consumer)"
+configuration.keyPrefix = arguments[3]
+configuration.readBlock = .milliseconds(100)
+configuration.errorHandler = { error in output.write("error \(life) \(error)") }
+let center = EventCenter()
+let bridge = RedisBridge(center: center, configuration: configuration)
+let listener = center.listen(to: Sequenced.self) { event, sender in
+    if work > 0 { usleep(work) }
+    let entry = sender?.object(as: RemoteOrigin.self)?.streamEntryID ?? "?"
+    output.write("event \(life) \(event.n) \(entry)")
+}
+do {
+    try bridge.carry(Sequenced.self, mode: .stream, direction: .incoming)
+    try await bridge.start()
+} catch {
+    output.write("error \(life) \(error)")
+    exit(1)
+}
+output.write("ready \(life)")
+
+await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    Thread.detachNewThread {
+        while let line = readLine(), line != "stop" {}
+        continuation.resume()
+    }
+}
+await bridge.stop()
+let statistics = bridge.statistics
+output.write("stats \(life) delivered=\(statistics.delivered) suppressed=\(statistics.duplicatesSuppressed)")
+_ = listener
+exit(0)

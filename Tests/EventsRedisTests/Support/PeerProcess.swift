@@ -1,0 +1,109 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A run of the `events-redis-peer` executable (Tests/EventsRedisPeer): a receiving bridge in
+/// a process of its own, which a test can kill with SIGKILL and start again. Its lines go to a
+/// file the test reads (see the peer's own comment for their format).
+final class PeerProcess {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The peer executable, built beside the test executable by `swift build --build-tests`.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("events-redis-peer")
+    }
+
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Starts the peer; `arguments` follow the peer's usage line.
+    init(arguments: [String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw Failure(
+                description: "\(Self.executable.path) is missing: build with `swift build --build-tests` first")
+        }
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        // The child inherits the calling thread's signal mask, and the threads tests run on
+        // block most signals: unblock everything while spawning (as RedisServer does).
+        var everything = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&everything)
+        pthread_sigmask(SIG_SETMASK, &everything, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill() }
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Kills the peer with SIGKILL, as a crash or the kernel's OOM killer would, and waits for it.
+    func kill() {
+        _ = sendSignal(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Asks the peer to stop its bridge cleanly and waits for it; returns its exit status (nil
+    /// when it had to be killed after `timeout`).
+    func stop(timeout: Duration = .seconds(20)) async -> Int32? {
+        input.fileHandleForWriting.write(Data("stop\n".utf8))
+        guard await eventually(timeout: timeout, { !process.isRunning }) else {
+            kill()
+            return nil
+        }
+        return process.terminationStatus
+    }
+}
+
+#if canImport(Glibc)
+    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Glibc.kill(pid, signal) }
+#else
+    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Darwin.kill(pid, signal) }
+#endif
+
+/// The lines a peer run wrote (see Tests/EventsRedisPeer/main.swift).
+struct PeerOutput {
+    struct Delivery: Hashable {
+        let life: Int
+        let n: Int
+        let entryID: String
+    }
+
+    var ready: Set<Int> = []
+    var deliveries: [Delivery] = []
+    var errors: [String] = []
+    /// Per life: what its bridge counted delivered and suppressed.
+    var stats: [Int: (delivered: Int, suppressed: Int)] = [:]
+
+    init(file: URL) {
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 3).map(String.init)
+            guard parts.count >= 2, let life = Int(parts[1]) else { continue }
+            switch parts[0] {
+            case "ready": ready.insert(life)
+            case "event" where parts.count == 4:
+                if let n = Int(parts[2]) { deliveries.append(Delivery(life: life, n: n, entryID: parts[3])) }
+            case "error": errors.append(line.dropFirst("error ".count).description)
+            case "stats" where parts.count == 4:
+                func value(_ part: String) -> Int { Int(part.split(separator: "=").last ?? "") ?? -1 }
+                stats[life] = (value(parts[2]), value(parts[3]))
+            default: break
+            }
+        }
+    }
+
+    func deliveries(inLife life: Int) -> [Delivery] { deliveries.filter { $0.life == life } }
+}
