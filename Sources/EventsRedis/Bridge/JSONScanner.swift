@@ -99,21 +99,8 @@ struct JSONScanner {
     /// stays and returns false.
     mutating func consume(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        let matches = literal.withUTF8Buffer { expected in
-            var offset = 0
-            while offset + 8 <= count {
-                guard bytes.word(at: index + offset) == EightBytes.load(expected, at: offset) else {
-                    return false
-                }
-                offset += 8
-            }
-            while offset < count {
-                guard bytes[index + offset] == expected[offset] else { return false }
-                offset += 1
-            }
-            return true
-        }
+        guard index >= 0, bytes.count - index >= count else { return false }
+        let matches = literal.withUTF8Buffer { expected in bytes.bytes(index..<index + count, equal: expected) }
         if matches { index += count }
         return matches
     }
@@ -247,8 +234,7 @@ struct JSONScanner {
     static func endOfPlainASCII(_ bytes: CheckedBytes, from offset: Int) -> Int {
         var position = offset
         let count = bytes.count
-        while position + 8 <= count {
-            let word = bytes.word(at: position)
+        while let word = bytes.word(at: position) {
             let stops =
                 EightBytes.nonASCII(word) | EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
                 | EightBytes.equal(UInt8(ascii: "\\"), word)
@@ -426,7 +412,9 @@ enum EightBytes {
     /// eight are within `bytes`, in every build.
     @inline(__always)
     static func load(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
-        precondition(offset >= 0 && offset <= bytes.count - 8, "eight bytes read outside the buffer")
+        // Written as callers write their loop condition (`offset + 8 <= count`), so that the
+        // optimizer sees the check is done already and drops it.
+        precondition(offset >= 0 && offset + 8 <= bytes.count, "eight bytes read outside the buffer")
         return UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
     }
 
@@ -464,6 +452,7 @@ private struct ContainerStack {
     private var deeper: [UInt64] = []
     private var count = 0
 
+    @inline(__always)
     mutating func push(isObject: Bool) {
         let bit: UInt64 = 1 << UInt64(count % 64)
         if count < 64 {
@@ -476,11 +465,13 @@ private struct ContainerStack {
         count += 1
     }
 
+    @inline(__always)
     mutating func pop() {
         count -= 1
     }
 
     /// Whether the innermost open container is an object; nil when none is open.
+    @inline(__always)
     var innermost: Bool? {
         guard count > 0 else { return nil }
         let level = count - 1

@@ -241,7 +241,7 @@ struct RESPScanner {
     /// the limit, moving `index` past it; nil, with `index` unmoved, for anything else (a sign,
     /// a null, an incomplete or malformed string), left to `scan`.
     private func completeBulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "$") else { return nil }
+        guard index >= 0, index < bytes.count, bytes[index] == UInt8(ascii: "$") else { return nil }
         var cursor = index + 1
         var length = 0
         // At most 18 digits: no overflow, and well within the header line limit.
