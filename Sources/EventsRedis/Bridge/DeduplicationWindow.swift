@@ -28,9 +28,13 @@ package final class DeduplicationWindow: Sendable {
     private struct Entry {
         var fingerprint: UInt64
         var start: Int
-        var sourceLength: Int
-        var idLength: Int
+        /// 32 bits each keep an entry at 24 bytes: the window never remembers an identity
+        /// longer than `maxBytes`, which is at most `UInt32.max`.
+        var sourceBytes: UInt32
+        var idBytes: UInt32
 
+        var sourceLength: Int { Int(sourceBytes) }
+        var idLength: Int { Int(idBytes) }
         var length: Int { sourceLength + idLength }
     }
 
@@ -185,7 +189,10 @@ package final class DeduplicationWindow: Sendable {
             }
             tail = start + length
             storedBytes += length
-            return Entry(fingerprint: fingerprint, start: start, sourceLength: source.count, idLength: id.count)
+            // Exact: the caller checked both lengths are within `maxBytes`, so within 32 bits.
+            return Entry(
+                fingerprint: fingerprint, start: start, sourceBytes: UInt32(truncatingIfNeeded: source.count),
+                idBytes: UInt32(truncatingIfNeeded: id.count))
         }
 
         /// Where `length` free bytes follow the newest identity's, or nil when the arena has no
@@ -234,7 +241,7 @@ package final class DeduplicationWindow: Sendable {
     }
 
     private let capacity: Int
-    /// The most bytes of identities remembered at once.
+    /// The most bytes of identities remembered at once; at most `UInt32.max`.
     let maxBytes: Int
     /// The largest the arena grows: twice `maxBytes`, room for the live identities and as many
     /// again.
@@ -247,7 +254,7 @@ package final class DeduplicationWindow: Sendable {
     @exclusivity(unchecked) nonisolated(unsafe) private var state: State
 
     /// A window of at most `capacity` identities and `maxBytes` bytes of them (16 MiB by
-    /// default). `fingerprint` and `arenaSize` (the bytes for identities to start with) are for
+    /// default, 4 GiB at most). `fingerprint` and `arenaSize` (the bytes for identities to start with) are for
     /// tests, which need collisions and a full arena.
     package init(
         capacity: Int,
@@ -258,8 +265,9 @@ package final class DeduplicationWindow: Sendable {
         precondition(capacity > 0, "the deduplication window needs room for at least one event")
         precondition(capacity < Int(Int32.max) / 2, "the deduplication window is too large")
         self.capacity = capacity
-        // Far beyond any memory, and small enough that doubling the arena cannot overflow.
-        self.maxBytes = min(max(maxBytes, 1), Int.max / 4)
+        // Beyond any sensible window, and small enough that an identity's lengths fit an entry's
+        // 32 bits.
+        self.maxBytes = min(max(maxBytes, 1), Int(UInt32.max))
         arenaLimit = 2 * self.maxBytes
         self.fingerprint = fingerprint
         state = State(slotCount: 64, arenaSize: max(arenaSize, 0))

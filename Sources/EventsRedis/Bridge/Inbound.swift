@@ -19,8 +19,9 @@ final class Inbound: Sendable {
         static let defaultMaxIDBytes = 4_096
         static let defaultMaxSourceBytes = 4_096
         static let defaultWindowBytes = 16 * 1024 * 1024
-        /// Far above any sensible limit, and low enough that sums of limits cannot overflow.
-        private static let ceiling = 1 << 40
+        /// Far above any sensible limit (1 GiB an attribute, 2 GiB the window), and low enough
+        /// that one identity at both limits always fits the window, which holds at most 4 GiB.
+        private static let ceiling = 1 << 30
 
         let maxIDBytes: Int
         let maxSourceBytes: Int
@@ -36,7 +37,7 @@ final class Inbound: Sendable {
         ) {
             self.maxIDBytes = min(max(maxIDBytes, 1), Self.ceiling)
             self.maxSourceBytes = min(max(maxSourceBytes, 1), Self.ceiling)
-            self.windowBytes = min(max(windowBytes, self.maxIDBytes + self.maxSourceBytes), Self.ceiling)
+            self.windowBytes = min(max(windowBytes, self.maxIDBytes + self.maxSourceBytes), 2 * Self.ceiling)
         }
 
         /// The limits a bridge's configuration sets.
