@@ -96,21 +96,23 @@ struct RESPParserIncrementalTests {
 
     @Test("A value in progress survives the buffer dropping the replies read before it")
     func valueInProgressAcrossCompaction() throws {
-        // 100,000 bytes of small replies before a large array: the parser drops the consumed
-        // prefix while the array is still being received.
+        // Some 100,000 bytes of small replies before a long line and a large array: the parser
+        // drops the consumed prefix while each is still being received.
         var bytes: [UInt8] = []
         var expected: [RESPValue] = []
-        for index in 0..<10_000 {
-            let value = RESPValue.integer(index * 1_000_000)
+        func append(_ value: RESPValue) {
             bytes += value.wireBytes
             expected.append(value)
         }
+        for index in 0..<10_000 { append(.integer(index * 1_000_000)) }
+        // A long status line, searched for its end across reads, and the consumed prefix
+        // dropped meanwhile.
+        append(.simpleString(String(repeating: "s", count: 50_000)))
+        for index in 0..<10_000 { append(.integer(index)) }
         let large = RESPValue.array(
             (0..<5_000).map { .array([.bulkString(Array("entry \($0)".utf8)), .integer($0), .null]) })
-        bytes += large.wireBytes
-        expected.append(large)
-        expected.append(.simpleString("OK"))
-        bytes += RESPValue.simpleString("OK").wireBytes
+        append(large)
+        append(.simpleString("OK"))
         for read in [1_460, 997, 65_536] {
             var parser = RESPParser()
             var values: [RESPValue] = []
