@@ -72,7 +72,7 @@ struct IdentityLimitTests {
         #expect(counters.delivered.load(ordering: .relaxed) == 4)
         // Only the accepted identities were remembered.
         #expect(inbound.deduplication.count == 4)
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 
     @Test("In a batch, an element whose id is over the limit is refused alone")
@@ -86,7 +86,7 @@ struct IdentityLimitTests {
         #expect(received.values == [1, 3])
         #expect(counters.invalidMessages.load(ordering: .relaxed) == 1)
         #expect(errors.all.count == 1)
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 
     @Test("Events with huge ids leave nothing in the deduplication window")
@@ -129,7 +129,7 @@ struct IdentityLimitTests {
         // Identities of 4,008 bytes: 16 fit in 64 KiB.
         #expect(inbound.deduplication.count == 16)
         #expect(errors.all.isEmpty)
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 
     @Test("The window's byte budget is at least one identity at both limits")

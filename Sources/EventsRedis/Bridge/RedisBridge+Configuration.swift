@@ -70,7 +70,8 @@ extension RedisBridge {
         /// How many recent event identities are remembered to suppress duplicates. An identity
         /// is an event's `source` and `id`, compared byte for byte. A full window takes about
         /// 100 bytes per identity of 34 bytes (measured: about 10 MB for the default), and
-        /// grows to that as events arrive.
+        /// grows to that as events arrive. Long identities are bounded by bytes as well: see
+        /// ``deduplicationWindowBytes``.
         public var deduplicationWindow = 100_000
         /// The most bytes of identities (`source` and `id` together, in UTF-8) the deduplication
         /// window keeps, 16 MiB by default: when a new identity would go beyond it, the oldest
