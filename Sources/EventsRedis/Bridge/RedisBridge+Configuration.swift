@@ -80,6 +80,11 @@ extension RedisBridge {
         /// unusually long ones can take. The window's memory stays within twice this plus about
         /// 50 bytes per remembered identity. Raised, when lower, to one identity at both
         /// ``maxReceivedIDBytes`` and ``maxReceivedSourceBytes``.
+        ///
+        /// ```swift
+        /// configuration.deduplicationWindow = 1_000_000            // a long memory of short ids
+        /// configuration.deduplicationWindowBytes = 128 * 1024 * 1024
+        /// ```
         public var deduplicationWindowBytes = Inbound.Limits.defaultWindowBytes
         /// The longest `id` a received event may have, in UTF-8 bytes (escapes count as the text
         /// they stand for); 4,096 by default. CloudEvents ids are short identifiers, such as
@@ -87,6 +92,10 @@ extension RedisBridge {
         /// ``RedisBridgeError/invalidMessage(_:key:)`` and counted in
         /// ``RedisBridge/Statistics/invalidMessages``, so that a sender cannot fill the
         /// deduplication window with huge identities.
+        ///
+        /// ```swift
+        /// configuration.maxReceivedIDBytes = 64   // every sender here uses UUIDs
+        /// ```
         public var maxReceivedIDBytes = Inbound.Limits.defaultMaxIDBytes
         /// The longest `source` a received event may have, in UTF-8 bytes; 4,096 by default.
         /// Beyond it, an event is refused as with ``maxReceivedIDBytes``. Keep every publishing
