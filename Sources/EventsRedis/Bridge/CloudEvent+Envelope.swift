@@ -120,7 +120,7 @@ extension CloudEvent {
             scanner.deepest = 0
             try scanner.skipValue(depth: 1)
             let range = valueStart..<scanner.index
-            return .other(range, isNull: scanner.bytes[range].elementsEqual("null".utf8))
+            return .other(range, isNull: scanner.bytes.buffer(range).elementsEqual("null".utf8))
         }
 
         enum Known {
@@ -224,7 +224,7 @@ extension CloudEvent {
             _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, in scanner: JSONScanner
         ) -> Bool {
             if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
-                return scanner.bytes[a.content].elementsEqual(scanner.bytes[b.content])
+                return scanner.bytes.bytes(a.content, equal: scanner.bytes.buffer(b.content))
             }
             return scanner.string(a) == scanner.string(b)
         }

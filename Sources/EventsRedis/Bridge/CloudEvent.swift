@@ -124,7 +124,7 @@ public struct CloudEvent: Sendable, Hashable {
         /// `init(utf8:dataInPlace:)` does; every position is one in all of `json`.
         init(json: [UInt8], in range: Range<Int>? = nil, dataInPlace: Bool) throws(CloudEventError) {
             self = try json.withUnsafeBufferPointer { bytes throws(CloudEventError) in
-                let document = range.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? bytes
+                let document = range.map { CheckedBytes(bytes).slice($0) } ?? CheckedBytes(bytes)
                 var scanned = try Scanned(utf8: document, dataInPlace: dataInPlace)
                 // Shifted in place: a copy of the struct to shift (even by nothing) cost a
                 // retain and a release of its data.
@@ -135,12 +135,12 @@ public struct CloudEvent: Sendable, Hashable {
 
         /// Reads and validates the event in `json` (see `CloudEvent`'s rules); `dataInPlace` as
         /// in `init(json:in:validatedDataDepth:dataRange:)`.
-        private init(utf8 json: UnsafeBufferPointer<UInt8>, dataInPlace: Bool) throws(CloudEventError) {
+        private init(utf8 json: CheckedBytes, dataInPlace: Bool) throws(CloudEventError) {
             validatedDataDepth = nil
             dataRange = nil
             // The envelope's own level plus the 512 that Foundation's JSONDecoder accepts: `data`
-            // Foundation could decode is never refused for its depth. Skipping recurses once per
-            // level, a few hundred bytes of stack each.
+            // Foundation could decode is never refused for its depth. The scanner follows nesting
+            // on a stack of its own, so the depth costs no call stack.
             var scanner = JSONScanner(json, maxDepth: 513)
             let envelope: Envelope
             if let canonical = Envelope(canonical: &scanner) {
@@ -190,7 +190,7 @@ public struct CloudEvent: Sendable, Hashable {
                 let date =
                     timestamp.hasEscapes
                     ? RFC3339.date(from: scanner.string(timestamp))
-                    : RFC3339.date(fromUTF8: UnsafeBufferPointer(rebasing: json[timestamp.content]))
+                    : RFC3339.date(fromUTF8: json.buffer(timestamp.content))
                 guard let date else {
                     throw CloudEventError("\"time\" is not an RFC 3339 timestamp: \(scanner.string(timestamp))")
                 }
@@ -217,7 +217,7 @@ public struct CloudEvent: Sendable, Hashable {
                         data = nil
                         dataRange = range
                     } else {
-                        data = Array(UnsafeBufferPointer(rebasing: json[range]))
+                        data = Array(json.buffer(range))
                     }
                     validatedDataDepth = envelope.dataDepth
                 case .string(let token):

@@ -25,7 +25,7 @@ enum CloudEventBatch {
                 scanner.skipWhitespace()
             } else {
                 while true {
-                    guard let end = endOfValue(bytes, from: scanner.index) else {
+                    guard let end = endOfValue(scanner.bytes, from: scanner.index) else {
                         return .failure(CloudEventError("batch element \(elements.count) is missing or not closed"))
                     }
                     elements.append(scanner.index..<end)
@@ -52,7 +52,7 @@ enum CloudEventBatch {
 
     /// The end of the value starting at `start`, following brackets and strings only; nil when
     /// the bytes end first or the value is empty.
-    private static func endOfValue(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private static func endOfValue(_ bytes: CheckedBytes, from start: Int) -> Int? {
         var index = start
         var depth = 0
         while index < bytes.count {

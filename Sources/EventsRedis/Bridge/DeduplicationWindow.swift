@@ -3,9 +3,13 @@ import Events
 /// Remembers the most recent event identities (CloudEvents `source` + `id`) so that a
 /// redelivered event is recognised and suppressed.
 ///
-/// Bounded: once full, the oldest identity is forgotten first. Redis redelivers an entry after a
+/// Bounded twice: by how many identities it keeps (`capacity`) and by their bytes (`maxBytes`,
+/// the source's and the id's UTF-8 bytes together). Whichever bound a new identity would pass,
+/// the oldest identities are forgotten first, until it fits. Redis redelivers an entry after a
 /// reconnect or a claim, which happens within seconds of the first delivery, so a window of
-/// tens of thousands of events covers it with a wide margin.
+/// tens of thousands of events covers it with a wide margin. Memory: at most `maxBytes` of
+/// identities in an arena of at most twice that (or the first arena, when it is larger), plus
+/// some 50 bytes per remembered identity for its entry and table slots.
 ///
 /// Identities are compared byte for byte, so the answer is exact. Every event comes through
 /// here and a full window is several megabytes, so the layout is about cache misses:
@@ -24,10 +28,14 @@ package final class DeduplicationWindow: Sendable {
     private struct Entry {
         var fingerprint: UInt64
         var start: Int
-        var sourceLength: Int32
-        var idLength: Int32
+        /// 32 bits each keep an entry at 24 bytes: the window never remembers an identity
+        /// longer than `maxBytes`, which is at most `UInt32.max`.
+        var sourceBytes: UInt32
+        var idBytes: UInt32
 
-        var length: Int { Int(sourceLength) + Int(idLength) }
+        var sourceLength: Int { Int(sourceBytes) }
+        var idLength: Int { Int(idBytes) }
+        var length: Int { sourceLength + idLength }
     }
 
     /// A table slot in one word: the fingerprint's low 32 bits (which hold its home slot's
@@ -52,9 +60,14 @@ package final class DeduplicationWindow: Sendable {
     /// An open-addressing table with linear probing, the ring of entries and their arena.
     private struct State {
         var table: [Slot]
-        /// The remembered identities by position; once full, `oldest` is overwritten next.
+        /// The remembered identities by position: `live` of them from `oldest` on, wrapping
+        /// around once the ring has grown to the window's capacity. Until then entries are
+        /// appended, and those before `oldest` are forgotten ones.
         var entries: [Entry] = []
         var oldest = 0
+        var live = 0
+        /// The bytes of the live identities.
+        var storedBytes = 0
         /// The identities' bytes. The live ones run from the oldest entry's start to `tail`,
         /// wrapping around to the beginning when they reach the end.
         var arena: [UInt8]
@@ -63,6 +76,12 @@ package final class DeduplicationWindow: Sendable {
         init(slotCount: Int, arenaSize: Int) {
             table = Array(repeating: Slot(), count: slotCount)
             arena = Array(repeating: 0, count: arenaSize)
+        }
+
+        /// The position of the entry `offset` places after the oldest live one.
+        func position(after offset: Int) -> Int {
+            let position = oldest + offset
+            return position < entries.count ? position : position - entries.count
         }
 
         var mask: Int { table.count - 1 }
@@ -93,9 +112,10 @@ package final class DeduplicationWindow: Sendable {
             let entry = entries[position]
             guard entry.sourceLength == source.count, entry.idLength == id.count else { return false }
             return arena.withUnsafeBufferPointer { bytes in
+                let arena = CheckedBytes(bytes)
                 let sourceEnd = entry.start + source.count
-                return UnsafeBufferPointer(rebasing: bytes[entry.start..<sourceEnd]).hasSameBytes(as: source)
-                    && UnsafeBufferPointer(rebasing: bytes[sourceEnd..<sourceEnd + id.count]).hasSameBytes(as: id)
+                return arena.bytes(entry.start..<sourceEnd, equal: source)
+                    && arena.bytes(sourceEnd..<sourceEnd + id.count, equal: id)
             }
         }
 
@@ -132,32 +152,47 @@ package final class DeduplicationWindow: Sendable {
             table[hole] = Slot()
         }
 
-        /// Doubles the table and places every entry again.
+        /// Doubles the table and places every live entry again.
         mutating func growTable() {
             table = Array(repeating: Slot(), count: table.count * 2)
-            for (index, entry) in entries.enumerated() {
-                table[emptySlot(for: entry.fingerprint)] = Slot(fingerprint: entry.fingerprint, position: index)
+            for offset in 0..<live {
+                let position = position(after: offset)
+                let fingerprint = entries[position].fingerprint
+                table[emptySlot(for: fingerprint)] = Slot(fingerprint: fingerprint, position: position)
             }
         }
 
-        /// Copies an identity's bytes into the arena and returns its entry. The live entries are
-        /// `liveCount` positions from `first` on, in age order.
+        /// Forgets the oldest live identity.
+        mutating func forgetOldest(capacity: Int) {
+            clear(slot(of: oldest))
+            storedBytes -= entries[oldest].length
+            live -= 1
+            oldest += 1
+            if oldest == capacity { oldest = 0 }
+        }
+
+        /// Copies an identity's bytes into the arena, at most `arenaLimit` bytes long unless it is
+        /// already longer, and returns its entry.
         mutating func store(
             _ fingerprint: UInt64, _ source: UnsafeBufferPointer<UInt8>, _ id: UnsafeBufferPointer<UInt8>,
-            liveFrom first: Int, liveCount: Int
+            arenaLimit: Int
         ) -> Entry {
             let length = source.count + id.count
             let start =
-                place(length, head: liveCount > 0 ? entries[first].start : nil)
-                ?? compactArena(liveFrom: first, liveCount: liveCount, adding: length)
+                place(length, head: live > 0 ? entries[oldest].start : nil)
+                ?? compactArena(adding: length, limit: arenaLimit)
+            precondition(start >= 0 && length <= arena.count - start, "an identity placed outside the arena")
             arena.withUnsafeMutableBufferPointer { bytes in
                 _ = UnsafeMutableBufferPointer(rebasing: bytes[start..<start + source.count]).initialize(from: source)
                 _ = UnsafeMutableBufferPointer(rebasing: bytes[start + source.count..<start + length]).initialize(
                     from: id)
             }
             tail = start + length
+            storedBytes += length
+            // Exact: the caller checked both lengths are within `maxBytes`, so within 32 bits.
             return Entry(
-                fingerprint: fingerprint, start: start, sourceLength: Int32(source.count), idLength: Int32(id.count))
+                fingerprint: fingerprint, start: start, sourceBytes: UInt32(truncatingIfNeeded: source.count),
+                idBytes: UInt32(truncatingIfNeeded: id.count))
         }
 
         /// Where `length` free bytes follow the newest identity's, or nil when the arena has no
@@ -174,23 +209,27 @@ package final class DeduplicationWindow: Sendable {
         }
 
         /// Moves the live identities to the front of an arena with room for twice them and the
-        /// new one, and returns where the new one goes. Leaving half the arena free keeps this
-        /// rare: while identities keep about the same length, the free half always has room
-        /// for the next one at one end or the other.
-        mutating func compactArena(liveFrom first: Int, liveCount: Int, adding length: Int) -> Int {
-            var liveBytes = 0
-            for offset in 0..<liveCount { liveBytes += entries[(first + offset) % entries.count].length }
+        /// new one (but no larger than `limit`, unless it is already), and returns where the new
+        /// one goes. Leaving half the arena free keeps this rare: while identities keep about the
+        /// same length, the free half always has room for the next one at one end or the other.
+        /// The caller keeps the live bytes and the new ones within half the limit, so that
+        /// holds at the limit too.
+        mutating func compactArena(adding length: Int, limit: Int) -> Int {
+            let needed = storedBytes + length
             var size = max(arena.count, 64)
-            while size < 2 * (liveBytes + length) { size *= 2 }
+            while size < needed || (size / 2 < needed && size < limit) { size *= 2 }
+            size = max(min(size, max(limit, arena.count)), needed)
             var compacted = [UInt8](repeating: 0, count: size)
             var end = 0
             compacted.withUnsafeMutableBufferPointer { target in
                 arena.withUnsafeBufferPointer { source in
-                    for offset in 0..<liveCount {
-                        let position = (first + offset) % entries.count
+                    let source = CheckedBytes(source)
+                    for offset in 0..<live {
+                        let position = position(after: offset)
                         let entry = entries[position]
+                        precondition(entry.length <= target.count - end, "live identities larger than the arena")
                         _ = UnsafeMutableBufferPointer(rebasing: target[end..<end + entry.length]).initialize(
-                            from: UnsafeBufferPointer(rebasing: source[entry.start..<entry.start + entry.length]))
+                            from: source.buffer(entry.start..<entry.start + entry.length))
                         entries[position].start = end
                         end += entry.length
                     }
@@ -202,6 +241,11 @@ package final class DeduplicationWindow: Sendable {
     }
 
     private let capacity: Int
+    /// The most bytes of identities remembered at once; at most `UInt32.max`.
+    let maxBytes: Int
+    /// The largest the arena grows: twice `maxBytes`, room for the live identities and as many
+    /// again.
+    private let arenaLimit: Int
     /// A test's fingerprint in place of `hash`, or nil.
     private let fingerprint: (@Sendable (String, String) -> UInt64)?
     private let lock = Lock()
@@ -209,21 +253,31 @@ package final class DeduplicationWindow: Sendable {
     // drops the run-time exclusivity check, paid on every access (every event, here).
     @exclusivity(unchecked) nonisolated(unsafe) private var state: State
 
-    /// A window of `capacity` identities. `fingerprint` and `arenaSize` (the bytes for
-    /// identities to start with) are for tests, which need collisions and a full arena.
+    /// A window of at most `capacity` identities and `maxBytes` bytes of them (16 MiB by
+    /// default, 4 GiB at most). `fingerprint` and `arenaSize` (the bytes for identities to start with) are for
+    /// tests, which need collisions and a full arena.
     package init(
         capacity: Int,
+        maxBytes: Int = 16 * 1024 * 1024,
         fingerprint: (@Sendable (_ source: String, _ id: String) -> UInt64)? = nil,
         arenaSize: Int = 1024
     ) {
         precondition(capacity > 0, "the deduplication window needs room for at least one event")
         precondition(capacity < Int(Int32.max) / 2, "the deduplication window is too large")
         self.capacity = capacity
+        // Beyond any sensible window, and small enough that an identity's lengths fit an entry's
+        // 32 bits.
+        self.maxBytes = min(max(maxBytes, 1), Int(UInt32.max))
+        arenaLimit = 2 * self.maxBytes
         self.fingerprint = fingerprint
-        state = State(slotCount: 64, arenaSize: arenaSize)
+        state = State(slotCount: 64, arenaSize: max(arenaSize, 0))
     }
 
     /// Records the event and tells whether this is the first time it was seen.
+    ///
+    /// An identity longer than `maxBytes` cannot be remembered: it counts as a first sighting
+    /// every time, and the window forgets nothing for it. The bridge refuses such identities
+    /// before they come here (its window is always large enough for the longest it accepts).
     package func recordFirstSighting(source: String, id: String) -> Bool {
         var source = source
         var id = id
@@ -248,36 +302,53 @@ package final class DeduplicationWindow: Sendable {
     {
         let (slot, found) = state.find(fingerprint, source, id)
         guard !found else { return false }
-        if state.entries.count < capacity {
-            state.entries.append(state.store(fingerprint, source, id, liveFrom: 0, liveCount: state.entries.count))
-            state.table[slot] = Slot(fingerprint: fingerprint, position: state.entries.count - 1)
-            // At most half full, so that probe sequences stay short.
-            if state.entries.count * 2 > state.table.count { state.growTable() }
-        } else {
-            // Full: forget the oldest identity and put the new one in its place.
-            let position = state.oldest
-            state.clear(state.slot(of: position))
-            state.oldest = (position + 1) % capacity
-            state.entries[position] = state.store(
-                fingerprint, source, id, liveFrom: state.oldest, liveCount: capacity - 1)
-            // Clearing may have moved members of the new identity's cluster: look again.
-            state.table[state.emptySlot(for: fingerprint)] = Slot(fingerprint: fingerprint, position: position)
+        // Compared without adding, so that no length can overflow.
+        guard source.count <= maxBytes, id.count <= maxBytes - source.count else { return true }
+        let length = source.count + id.count
+        // Forget the oldest identities until the new one fits both bounds.
+        var forgot = false
+        while state.live > 0, state.live == capacity || state.storedBytes > maxBytes - length {
+            state.forgetOldest(capacity: capacity)
+            forgot = true
         }
+        let entry = state.store(fingerprint, source, id, arenaLimit: arenaLimit)
+        // After the newest: appended while the ring is still growing, in place of a forgotten
+        // entry once it has reached the capacity.
+        let next = state.oldest + state.live
+        let position = next < capacity ? next : next - capacity
+        if position == state.entries.count {
+            state.entries.append(entry)
+        } else {
+            state.entries[position] = entry
+        }
+        state.live += 1
+        // Clearing may have moved members of the new identity's cluster: then look again.
+        state.table[forgot ? state.emptySlot(for: fingerprint) : slot] = Slot(
+            fingerprint: fingerprint, position: position)
+        // At most half full, so that probe sequences stay short.
+        if state.live * 2 > state.table.count { state.growTable() }
         return true
     }
 
-    var count: Int { lock.withLock { state.entries.count } }
+    /// How many identities are remembered.
+    var count: Int { lock.withLock { state.live } }
+
+    /// How many bytes the remembered identities hold (never more than `maxBytes`).
+    var storedBytes: Int { lock.withLock { state.storedBytes } }
+
+    /// How many bytes the arena of identities has allocated.
+    var arenaBytes: Int { lock.withLock { state.arena.count } }
 
     /// The remembered identities, oldest first, read back from the arena: for tests, which check
     /// that storing new identities never overwrites the bytes of live ones.
     var remembered: [(source: String, id: String)] {
         lock.withLock {
-            (0..<state.entries.count).map { offset in
-                let entry = state.entries[(state.oldest + offset) % state.entries.count]
+            (0..<state.live).map { offset in
+                let entry = state.entries[state.position(after: offset)]
                 let bytes = state.arena[entry.start..<entry.start + entry.length]
                 return (
-                    String(decoding: bytes.prefix(Int(entry.sourceLength)), as: UTF8.self),
-                    String(decoding: bytes.dropFirst(Int(entry.sourceLength)), as: UTF8.self)
+                    String(decoding: bytes.prefix(entry.sourceLength), as: UTF8.self),
+                    String(decoding: bytes.dropFirst(entry.sourceLength), as: UTF8.self)
                 )
             }
         }

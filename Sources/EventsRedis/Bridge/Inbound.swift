@@ -7,7 +7,47 @@ import Events
 /// A message is one CloudEvent or a CloudEvents batch (see ``CloudEventBatch``). Each event of
 /// a batch is received as a message of its own would be; a batch that is not a well-formed
 /// JSON array is one invalid message.
+///
+/// An event whose `id` or `source` is longer than its limit (see ``Limits``) is an invalid
+/// message: it is never remembered, so the deduplication window's memory is bounded by its
+/// byte budget whatever arrives.
 final class Inbound: Sendable {
+    /// What a received event's identity may cost: the longest `id` and `source` accepted (in
+    /// UTF-8 bytes, escapes counted as the text they stand for), and the bytes of identities the
+    /// deduplication window keeps. See ``RedisBridge/Configuration/maxReceivedIDBytes``.
+    struct Limits: Sendable, Equatable {
+        static let defaultMaxIDBytes = 4_096
+        static let defaultMaxSourceBytes = 4_096
+        static let defaultWindowBytes = 16 * 1024 * 1024
+        /// Far above any sensible limit (1 GiB an attribute, 2 GiB the window), and low enough
+        /// that one identity at both limits always fits the window, which holds at most 4 GiB.
+        private static let ceiling = 1 << 30
+
+        let maxIDBytes: Int
+        let maxSourceBytes: Int
+        /// Never less than one identity at both limits, so that every accepted identity is
+        /// remembered.
+        let windowBytes: Int
+
+        /// Limits clamped to sense: at least one byte each, and a window that holds the longest
+        /// identity accepted.
+        init(
+            maxIDBytes: Int = defaultMaxIDBytes, maxSourceBytes: Int = defaultMaxSourceBytes,
+            windowBytes: Int = defaultWindowBytes
+        ) {
+            self.maxIDBytes = min(max(maxIDBytes, 1), Self.ceiling)
+            self.maxSourceBytes = min(max(maxSourceBytes, 1), Self.ceiling)
+            self.windowBytes = min(max(windowBytes, self.maxIDBytes + self.maxSourceBytes), 2 * Self.ceiling)
+        }
+
+        /// The limits a bridge's configuration sets.
+        init(_ configuration: RedisBridge.Configuration) {
+            self.init(
+                maxIDBytes: configuration.maxReceivedIDBytes, maxSourceBytes: configuration.maxReceivedSourceBytes,
+                windowBytes: configuration.deduplicationWindowBytes)
+        }
+    }
+
     let center: EventCenter
     let source: String
     /// `source` in UTF-8, compared with each message's.
@@ -15,6 +55,7 @@ final class Inbound: Sendable {
     /// How to deliver each carried type, by wire name.
     private let routes: [String: Route]
     let deduplication: DeduplicationWindow
+    let limits: Limits
     /// How this instance's own messages begin: the bridge writes every message with the
     /// attributes in a fixed order and the id first, and ids start with a prefix random to this
     /// instance. Recognising them by these bytes skips parsing them, which every Pub/Sub
@@ -25,14 +66,16 @@ final class Inbound: Sendable {
 
     init(
         center: EventCenter, source: String, ownIDPrefix: String, carried: [String: CarriedEvent],
-        deduplicationWindow: Int, counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void
+        deduplicationWindow: Int, limits: Limits = Limits(), counters: BridgeCounters,
+        report: @escaping @Sendable (RedisBridgeError) -> Void
     ) {
         ownMessagePrefix = OutboundEnvelope.head(idPrefix: ownIDPrefix)
         self.center = center
         self.source = source
         ownSource = Array(source.utf8)
         routes = carried.mapValues(Route.init)
-        self.deduplication = DeduplicationWindow(capacity: deduplicationWindow)
+        self.deduplication = DeduplicationWindow(capacity: deduplicationWindow, maxBytes: limits.windowBytes)
+        self.limits = limits
         self.counters = counters
         self.report = report
     }
@@ -116,6 +159,12 @@ final class Inbound: Sendable {
         case .duplicate:
             counters.duplicatesSuppressed.increment()
             return nil
+        case .overLimit(let attribute, let length, let limit):
+            counters.invalidMessages.increment()
+            report(
+                .invalidMessage(
+                    CloudEventError("\"\(attribute)\" is \(length) bytes long, over the \(limit) accepted"), key: key))
+            return nil
         case .new(let route):
             // JSON data stays in the message and is decoded from there; string and base64 data
             // come as bytes of their own.
@@ -131,25 +180,35 @@ final class Inbound: Sendable {
 
     private enum Admission {
         case own, unknown, duplicate
+        /// The attribute's text is `length` bytes, over its `limit`.
+        case overLimit(attribute: String, length: Int, limit: Int)
         case new(Route)
     }
 
-    /// Whether the event is this instance's own, of a type not carried, a duplicate, or new (and
-    /// then recorded as seen).
+    /// Whether the event is this instance's own, has an identity over the limits, is of a type
+    /// not carried, a duplicate, or new (and then recorded as seen).
     private func admit(_ event: CloudEvent.Scanned, in message: UnsafeBufferPointer<UInt8>) -> Admission {
         let scanner = JSONScanner(message)
         // Escaped attributes (rare) as strings; the others as the bytes they are.
         func withUTF8<T>(_ token: JSONScanner.StringToken, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-            guard token.hasEscapes else { return body(UnsafeBufferPointer(rebasing: message[token.content])) }
+            guard token.hasEscapes else { return body(scanner.bytes.buffer(token.content)) }
             var text = scanner.string(token)
             return text.withUTF8(body)
         }
         return withUTF8(event.source) { source in
             if ownSource.withUnsafeBufferPointer({ source.hasSameBytes(as: $0) }) { return .own }
-            // Type names are short: a small string, made without allocating.
-            guard let route = routes[scanner.string(event.type)] else { return .unknown }
-            let isNew = withUTF8(event.id) { id in deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) }
-            return isNew ? .new(route) : .duplicate
+            // Before anything makes a string of them (an unknown type's report does).
+            guard source.count <= limits.maxSourceBytes else {
+                return .overLimit(attribute: "source", length: source.count, limit: limits.maxSourceBytes)
+            }
+            return withUTF8(event.id) { id in
+                guard id.count <= limits.maxIDBytes else {
+                    return .overLimit(attribute: "id", length: id.count, limit: limits.maxIDBytes)
+                }
+                // Type names are short: a small string, made without allocating.
+                guard let route = routes[scanner.string(event.type)] else { return .unknown }
+                return deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) ? .new(route) : .duplicate
+            }
         }
     }
 
@@ -158,7 +217,7 @@ final class Inbound: Sendable {
     private func isOwnMessage(_ message: [UInt8], from start: Int) -> Bool {
         message.withUnsafeBufferPointer { bytes in
             ownMessagePrefix.withUnsafeBufferPointer {
-                UnsafeBufferPointer(rebasing: bytes[start...]).starts(withBytesOf: $0)
+                CheckedBytes(bytes).buffer(start..<bytes.count).starts(withBytesOf: $0)
             }
         }
     }

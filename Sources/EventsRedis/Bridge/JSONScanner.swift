@@ -9,6 +9,10 @@
 ///
 /// Validation follows RFC 8259 strictly: no trailing commas, no leading zeros, no raw control
 /// characters in strings, well-formed UTF-8 and paired surrogate escapes only.
+///
+/// Safe on any input: every byte is read through ``CheckedBytes``, and nesting is followed with
+/// a stack of its own rather than by recursion, so the depth of a document never decides how
+/// much call stack a scan takes (the bridge reads on threads with small stacks).
 struct JSONScanner {
     struct Failure: Error, Equatable {
         let message: String
@@ -31,9 +35,10 @@ struct JSONScanner {
         }
     }
 
-    /// The text, borrowed: a scanner lives inside its caller's `withUnsafeBufferPointer`. Every
-    /// read is checked against `bytes.count` by the scanner itself.
-    let bytes: UnsafeBufferPointer<UInt8>
+    /// The text, borrowed: a scanner lives inside its caller's `withUnsafeBufferPointer`. The
+    /// scanner checks its position against `bytes.count` before it reads, and every read is
+    /// checked again by `CheckedBytes`.
+    let bytes: CheckedBytes
     var index: Int
     let maxDepth: Int
     /// The deepest nesting level of a value skipped so far (as `skipValue(depth:)` counts it);
@@ -41,6 +46,10 @@ struct JSONScanner {
     var deepest = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0, maxDepth: Int = 64) {
+        self.init(CheckedBytes(bytes), at: index, maxDepth: maxDepth)
+    }
+
+    init(_ bytes: CheckedBytes, at index: Int = 0, maxDepth: Int = 64) {
         self.bytes = bytes
         self.index = index
         self.maxDepth = maxDepth
@@ -90,61 +99,69 @@ struct JSONScanner {
     /// stays and returns false.
     mutating func consume(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        let matches = literal.withUTF8Buffer { expected in
-            var offset = 0
-            while offset + 8 <= count {
-                guard EightBytes.load(bytes, at: index + offset) == EightBytes.load(expected, at: offset) else {
-                    return false
-                }
-                offset += 8
-            }
-            while offset < count {
-                guard bytes[index + offset] == expected[offset] else { return false }
-                offset += 1
-            }
-            return true
-        }
+        guard index >= 0, bytes.count - index >= count else { return false }
+        let matches = literal.withUTF8Buffer { expected in bytes.bytes(index..<index + count, equal: expected) }
         if matches { index += count }
         return matches
     }
 
     /// Skips one value of any kind, validating it; `depth` is the nesting level of the value.
+    ///
+    /// Containers are followed with an explicit stack (`open`), not by recursion: a value nested
+    /// to `maxDepth` takes the same call stack as a number.
     mutating func skipValue(depth: Int) throws(Failure) {
-        guard depth <= maxDepth else { throw failure("nested deeper than \(maxDepth) levels") }
-        if depth > deepest { deepest = depth }
-        guard let byte = peek() else { throw failure("expected a value") }
-        switch byte {
-        case UInt8(ascii: "\""):
-            _ = try readStringToken()
-        case UInt8(ascii: "{"):
-            index += 1
-            var first = true
-            while try nextMemberName(first: first) != nil {
-                first = false
-                try skipValue(depth: depth + 1)
-            }
-        case UInt8(ascii: "["):
-            index += 1
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
+        var open = ContainerStack()
+        var depth = depth
+        while true {
+            // At the start of a value at nesting level `depth`.
+            guard depth <= maxDepth else { throw failure("nested deeper than \(maxDepth) levels") }
+            if depth > deepest { deepest = depth }
+            guard let byte = peek() else { throw failure("expected a value") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                _ = try readStringToken()
+            case UInt8(ascii: "{"):
                 index += 1
-                return
+                if try nextMemberName(first: true) != nil {
+                    open.push(isObject: true)
+                    depth += 1
+                    continue  // to the first member's value
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "]") {
+                    index += 1
+                } else {
+                    open.push(isObject: false)
+                    depth += 1
+                    continue  // to the first element
+                }
+            case UInt8(ascii: "t"): try expectLiteral("true")
+            case UInt8(ascii: "f"): try expectLiteral("false")
+            case UInt8(ascii: "n"): try expectLiteral("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
+            default: throw failure("unexpected character")
             }
+            // A value ended: go on to the next member or element of the innermost open
+            // container, or close it (which ends a value one level up).
             while true {
-                skipWhitespace()
-                try skipValue(depth: depth + 1)
-                skipWhitespace()
-                guard let next = peek() else { throw failure("the container is not closed") }
-                index += 1
-                if next == UInt8(ascii: "]") { return }
-                guard next == UInt8(ascii: ",") else { throw failure("expected ',' or a closing bracket") }
+                guard let isObject = open.innermost else { return }
+                if isObject {
+                    if try nextMemberName(first: false) != nil { break }
+                } else {
+                    skipWhitespace()
+                    guard let next = peek() else { throw failure("the container is not closed") }
+                    index += 1
+                    if next == UInt8(ascii: ",") {
+                        skipWhitespace()
+                        break
+                    }
+                    guard next == UInt8(ascii: "]") else { throw failure("expected ',' or a closing bracket") }
+                }
+                open.pop()
+                depth -= 1
             }
-        case UInt8(ascii: "t"): try expectLiteral("true")
-        case UInt8(ascii: "f"): try expectLiteral("false")
-        case UInt8(ascii: "n"): try expectLiteral("null")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
-        default: throw failure("unexpected character")
         }
     }
 
@@ -214,11 +231,10 @@ struct JSONScanner {
     /// backslash, a control character or not ASCII (or the end). Most string content is plain,
     /// so it is skipped eight bytes at a time.
     @inline(__always)
-    static func endOfPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
+    static func endOfPlainASCII(_ bytes: CheckedBytes, from offset: Int) -> Int {
         var position = offset
         let count = bytes.count
-        while position + 8 <= count {
-            let word = EightBytes.load(bytes, at: position)
+        while let word = bytes.word(at: position) {
             let stops =
                 EightBytes.nonASCII(word) | EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
                 | EightBytes.equal(UInt8(ascii: "\\"), word)
@@ -303,7 +319,8 @@ struct JSONScanner {
     private mutating func readHex4() throws(Failure) -> UInt32 {
         guard index + 4 <= bytes.count else { throw failure("invalid unicode escape") }
         var value: UInt32 = 0
-        for byte in bytes[index..<index + 4] {
+        for position in index..<index + 4 {
+            let byte = bytes[position]
             let digit: UInt8
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
@@ -320,7 +337,7 @@ struct JSONScanner {
     /// The text of a string this scanner has read (and so validated).
     func string(_ token: StringToken) -> String {
         guard token.hasEscapes else {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.content]), as: UTF8.self)
+            return String(decoding: bytes.buffer(token.content), as: UTF8.self)
         }
         var unescaped: [UInt8] = []
         unescaped.reserveCapacity(token.content.count)
@@ -353,14 +370,7 @@ struct JSONScanner {
     /// Whether a token's text is exactly the ASCII `name` (compared by bytes, no allocation).
     func token(_ token: StringToken, equals name: StaticString) -> Bool {
         guard !token.hasEscapes, token.content.count == name.utf8CodeUnitCount else { return false }
-        return name.withUTF8Buffer { expected in
-            var offset = 0
-            for position in token.content {
-                guard bytes[position] == expected[offset] else { return false }
-                offset += 1
-            }
-            return true
-        }
+        return name.withUTF8Buffer { expected in bytes.bytes(token.content, equal: expected) }
     }
 
     // MARK: - Bytes
@@ -398,9 +408,14 @@ enum EightBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
-    /// The eight bytes at `offset`, the first in the low bits (`offset + 8 <= bytes.count`).
+    /// The eight bytes at `offset`, the first in the low bits; stops the process unless all
+    /// eight are within `bytes`, in every build.
+    @inline(__always)
     static func load(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+        // Written as callers write their loop condition (`offset + 8 <= count`), so that the
+        // optimizer sees the check is done already and drops it.
+        precondition(offset >= 0 && offset + 8 <= bytes.count, "eight bytes read outside the buffer")
+        return UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
     }
 
     /// Bytes with the high bit set (not ASCII).
@@ -426,5 +441,41 @@ enum EightBytes {
 
     static func anyNonASCII(_ word: UInt64) -> Bool {
         nonASCII(word) != 0
+    }
+}
+
+/// The kinds of the containers open around a scanner's position, innermost last, one bit each
+/// (set for an object, clear for an array): what recursion kept on the call stack. The first 64
+/// levels take no allocation; deeper ones take a word per 64 levels.
+private struct ContainerStack {
+    private var first: UInt64 = 0
+    private var deeper: [UInt64] = []
+    private var count = 0
+
+    @inline(__always)
+    mutating func push(isObject: Bool) {
+        let bit: UInt64 = 1 << UInt64(count % 64)
+        if count < 64 {
+            first = isObject ? first | bit : first & ~bit
+        } else {
+            let word = count / 64 - 1
+            if word == deeper.count { deeper.append(0) }
+            deeper[word] = isObject ? deeper[word] | bit : deeper[word] & ~bit
+        }
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        count -= 1
+    }
+
+    /// Whether the innermost open container is an object; nil when none is open.
+    @inline(__always)
+    var innermost: Bool? {
+        guard count > 0 else { return nil }
+        let level = count - 1
+        let word = level < 64 ? first : deeper[level / 64 - 1]
+        return word & (1 << UInt64(level % 64)) != 0
     }
 }

@@ -71,8 +71,37 @@ extension RedisBridge {
         /// How many recent event identities are remembered to suppress duplicates. An identity
         /// is an event's `source` and `id`, compared byte for byte. A full window takes about
         /// 100 bytes per identity of 34 bytes (measured: about 10 MB for the default), and
-        /// grows to that as events arrive.
+        /// grows to that as events arrive. Long identities are bounded by bytes as well: see
+        /// ``deduplicationWindowBytes``.
         public var deduplicationWindow = 100_000
+        /// The most bytes of identities (`source` and `id` together, in UTF-8) the deduplication
+        /// window keeps, 16 MiB by default: when a new identity would go beyond it, the oldest
+        /// are forgotten first, as when the window holds ``deduplicationWindow`` identities.
+        /// Identities of usual lengths fill the count long before the bytes; this bounds what
+        /// unusually long ones can take. The window's memory stays within twice this plus about
+        /// 50 bytes per remembered identity. Raised, when lower, to one identity at both
+        /// ``maxReceivedIDBytes`` and ``maxReceivedSourceBytes``.
+        ///
+        /// ```swift
+        /// configuration.deduplicationWindow = 1_000_000            // a long memory of short ids
+        /// configuration.deduplicationWindowBytes = 128 * 1024 * 1024
+        /// ```
+        public var deduplicationWindowBytes = Inbound.Limits.defaultWindowBytes
+        /// The longest `id` a received event may have, in UTF-8 bytes (escapes count as the text
+        /// they stand for); 4,096 by default. CloudEvents ids are short identifiers, such as
+        /// UUIDs; an event with a longer one is not delivered but reported as
+        /// ``RedisBridgeError/invalidMessage(_:key:)`` and counted in
+        /// ``RedisBridge/Statistics/invalidMessages``, so that a sender cannot fill the
+        /// deduplication window with huge identities.
+        ///
+        /// ```swift
+        /// configuration.maxReceivedIDBytes = 64   // every sender here uses UUIDs
+        /// ```
+        public var maxReceivedIDBytes = Inbound.Limits.defaultMaxIDBytes
+        /// The longest `source` a received event may have, in UTF-8 bytes; 4,096 by default.
+        /// Beyond it, an event is refused as with ``maxReceivedIDBytes``. Keep every publishing
+        /// instance's ``source`` within the receivers' limit.
+        public var maxReceivedSourceBytes = Inbound.Limits.defaultMaxSourceBytes
         /// Most events carried by one Redis message (a Pub/Sub message or a stream entry).
         ///
         /// At 1, the default, every event is a message of its own, a single CloudEvent that any

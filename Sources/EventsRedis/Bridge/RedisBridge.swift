@@ -254,7 +254,8 @@ public final class RedisBridge: Sendable {
         let published = carried.values.filter { $0.direction.publishes }
         let inbound = Inbound(
             center: center, source: configuration.source, ownIDPrefix: outbound.idPrefix, carried: received,
-            deduplicationWindow: configuration.deduplicationWindow, counters: counters, report: report)
+            deduplicationWindow: configuration.deduplicationWindow, limits: Inbound.Limits(configuration),
+            counters: counters, report: report)
         let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
         var clients: [RedisClient] = []

@@ -16,7 +16,9 @@ public struct RESPLimits: Sendable, Hashable {
     /// The largest array accepted, in elements. Default 1,048,576.
     public var maxArrayCount: Int
     /// The deepest nesting of arrays accepted, counting a top-level array as 1. Default 32;
-    /// values are clamped to 1...512 so that parsing never exhausts the stack.
+    /// values are clamped to 1...512. Parsing follows nesting without recursion, at any depth;
+    /// the bound keeps the values built shallow, since destroying, comparing or printing a
+    /// ``RESPValue`` goes one call deeper per level.
     public var maxNesting: Int
 
     public init(maxBulkBytes: Int = 64 * 1024 * 1024, maxArrayCount: Int = 1_048_576, maxNesting: Int = 32) {

@@ -11,9 +11,11 @@
 /// length, limit and CRLF, skipping over bulk payloads by index) and only when the scan finds
 /// the value complete does it *build* the `RESPValue`. An incomplete array therefore costs a
 /// walk over its headers, never a half-built tree, and a declared bulk length over the limit
-/// fails before any allocation. The consumed prefix of the buffer is dropped when it is large
-/// or when the buffer has been read to the end, so memory stays proportional to the unread
-/// bytes.
+/// fails before any allocation. A scan that runs out of bytes keeps how far it got (see
+/// ``RESPScanner/Progress``) and the next one goes on from there, so a reply is scanned once
+/// however many reads it arrives in: parsing is linear in the bytes received. The consumed
+/// prefix of the buffer is dropped when it is large or when the buffer has been read to the
+/// end, so memory stays proportional to the unread bytes.
 ///
 /// Rules: malformed input throws a ``RedisError`` (`protocolViolation` or `frameTooLarge`) and
 /// never traps. After an error the stream position is lost: the parser keeps throwing that
@@ -22,6 +24,9 @@ struct RESPParser {
     let limits: RESPLimits
     private var buffer: [UInt8] = []
     private var readIndex = 0
+    /// How far the scan of the incomplete value at `readIndex` got; nil when no scan stopped
+    /// there.
+    private var progress: RESPScanner.Progress?
     private var failure: RedisError?
 
     init(limits: RESPLimits = RESPLimits()) {
@@ -57,7 +62,7 @@ struct RESPParser {
     /// needed. For a reply its reader walks in place (see ``RESPScanner``) rather than as a
     /// tree of values.
     mutating func nextParsed<T>(_ parse: (UnsafeBufferPointer<UInt8>) -> T) throws(RedisError) -> T? {
-        try nextComplete { scanner, start, end in parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])) }
+        try nextComplete { scanner, start, end in parse(scanner.bytes.buffer(start..<end)) }
     }
 
     /// What ``nextFrame(message:)`` returns: a Pub/Sub `message` frame made by the caller from
@@ -90,6 +95,7 @@ struct RESPParser {
             }
             if let found {
                 readIndex = found.end
+                progress = nil  // a scan may have stopped inside it before its last bytes came
                 return .message(found.0)
             }
         }
@@ -108,10 +114,12 @@ struct RESPParser {
         guard readIndex < buffer.count else { return nil }
         let start = readIndex
         let limits = limits
+        var progress = self.progress ?? RESPScanner.Progress(start: start)
+        self.progress = nil
         let outcome: Result<(T, Int)?, RedisError> = buffer.withUnsafeBufferPointer { bytes in
             let scanner = RESPScanner(bytes: bytes, limits: limits)
             do throws(RedisError) {
-                guard let end = try scanner.scan(at: start, depth: 0) else { return .success(nil) }
+                guard let end = try scanner.scan(&progress) else { return .success(nil) }
                 return .success((make(scanner, start, end), end))
             } catch {
                 return .failure(error)
@@ -122,6 +130,7 @@ struct RESPParser {
             readIndex = end
             return value
         case .success(.none):
+            self.progress = progress
             return nil
         case .failure(let error):
             failure = error
@@ -141,6 +150,7 @@ struct RESPParser {
             readIndex = 0
         } else if readIndex >= 64 * 1024 && readIndex >= buffer.count / 2 {
             buffer.removeSubrange(0..<readIndex)
+            progress?.shift(by: readIndex)
             readIndex = 0
         }
     }
