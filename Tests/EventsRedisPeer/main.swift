@@ -100,5 +100,5 @@ await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>)
 await bridge.stop()
 let statistics = bridge.statistics
 output.write("stats \(life) delivered=\(statistics.delivered) suppressed=\(statistics.duplicatesSuppressed)")
-_ = listener
+withExtendedLifetime(listener) {}
 exit(0)

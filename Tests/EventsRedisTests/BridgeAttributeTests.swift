@@ -65,7 +65,7 @@ struct BridgeAttributeTests {
         #expect(try CloudEvent(json: json).subject == nil)
         #expect(errors.all.isEmpty, "\(errors.all)")
         subscriber.close()
-        _ = listener
+        withExtendedLifetime(listener) {}
         await publisher.stop()
         await receiver.stop()
     }
@@ -112,7 +112,7 @@ struct BridgeAttributeTests {
                     (try await client.send("XPENDING", key, "b")).array?.first?.int == 0
                 }, "the refused entries were acknowledged")
         }
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await bridge.stop()
     }

@@ -105,7 +105,7 @@ extension BridgeLifecycleTests {
         #expect(publisher.statistics.published == 5)
         #expect(publisher.statistics.rejectedBufferFull == 1)
         #expect(errors.all.count == 1, "\(errors.all)")
-        _ = listeners
+        withExtendedLifetime(listeners) {}
         await publisher.stop()
         await receiver.stop()
     }
@@ -149,7 +149,7 @@ extension BridgeLifecycleTests {
         #expect(streamed.values == [1, 2])
         #expect(broadcast.values == [1, 2])
         #expect(publisher.statistics.published == 4)
-        _ = listeners
+        withExtendedLifetime(listeners) {}
         await publisher.stop()
         await receiver.stop()
     }
@@ -231,7 +231,7 @@ extension BridgeLifecycleTests {
         #expect(shipments.array?.count == 1, "the shipment reached Redis: \(shipments)")
         #expect(worker.statistics.published == 1)
         #expect(errors.all.isEmpty, "\(errors.all)")
-        _ = orders
+        withExtendedLifetime(orders) {}
         client.close()
     }
 }
@@ -283,7 +283,7 @@ extension BridgeLifecycleTests {
         let event = foreignMessage(type: Sequenced.wireName, n: 1)
         _ = try await client.send(mode == .stream ? ["XADD", key, "*", "event", event] : ["PUBLISH", key, event])
         #expect(await eventually { received.values == [1] })
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await bridge.stop()
     }

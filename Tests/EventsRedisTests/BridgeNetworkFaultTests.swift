@@ -108,7 +108,7 @@ struct BridgeNetworkFaultTests {
                 + "errors, \(consumer.statistics.duplicatesSuppressed) redeliveries suppressed, \(consumer.statistics.claimed) claimed; publisher "
                 + "\(publisher.statistics.redisErrors) Redis errors, \(publisher.statistics.published) XADDs for 60 events"
         )
-        _ = listener
+        withExtendedLifetime(listener) {}
         await publisher.stop()
         await consumer.stop()
         consumerProxy.stop()
@@ -190,7 +190,7 @@ struct BridgeNetworkFaultTests {
             "Pub/Sub, \(fault): receiver noticed after \(noticedAfter) ms; \(sent) sent, \(statistics.published) "
                 + "published, \(statistics.pubSubLost) reported lost by the publisher, \(values.count) received, "
                 + "\(receiver.statistics.redisErrors) gaps reported by the receiver")
-        _ = listener
+        withExtendedLifetime(listener) {}
         await publisher.stop()
         await receiver.stop()
         receiverProxy.stop()

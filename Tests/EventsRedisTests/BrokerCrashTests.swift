@@ -143,7 +143,7 @@ extension BrokerCrashTests {
             return broadcast.count > 0
         }
         #expect(arrived)
-        _ = listeners
+        withExtendedLifetime(listeners) {}
         client.close()
         await publisher.stop()
         await receiver.stop()

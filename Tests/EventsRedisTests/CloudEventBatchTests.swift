@@ -166,7 +166,7 @@ struct CloudEventBatchTests {
             return
         }
         #expect(error.reason.contains("batch"))
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 
     @Test("Attributes written with escapes count as their text: own source, carried type, duplicates, the origin")
@@ -208,6 +208,6 @@ struct CloudEventBatchTests {
             Issue.record("expected the unknown type reported by its text, got \(errors.all)")
             return
         }
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 }

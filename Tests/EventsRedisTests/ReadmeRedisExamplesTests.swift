@@ -49,7 +49,7 @@ struct ReadmeRedisExamplesTests {
 
         #expect(await eventually { arrived.count == 1 })
         #expect(arrived.values == ["A-1001 from shop/api-1"])
-        _ = listener
+        withExtendedLifetime(listener) {}
         await bridge.stop()
         await other.stop()
     }
@@ -78,7 +78,7 @@ struct ReadmeRedisExamplesTests {
         #expect(await eventually(timeout: .seconds(20)) { arrived.values == ["A-1002"] })
         #expect(bridge.statistics.published == 1)
         #expect(worker.statistics.published == 0)
-        _ = listener
+        withExtendedLifetime(listener) {}
         await bridge.stop()
         await worker.stop()
     }

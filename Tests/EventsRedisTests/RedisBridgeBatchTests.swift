@@ -85,7 +85,7 @@ struct RedisBridgeBatchTests {
             let origins = received.values.compactMap { $0.1?.streamEntryID }
             #expect(Set(origins).count == entries.count)
         }
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await sender.stop()
         await receiver.stop()

@@ -266,7 +266,7 @@ struct RedisBridgeTests {
                 (try await client.send("XPENDING", RedisArgument(stream), "b")).array?.first?.int == 0
             })
         #expect(errors.all.isEmpty)
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await consumer.stop()
         await publisher.stop()
@@ -340,7 +340,7 @@ struct RedisBridgeTests {
         #expect(await eventually { received.count == 2 })
         #expect(received.values == [1, 2])
         #expect(worker.statistics.claimed == 2)
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await worker.stop()
         await publisher.stop()
@@ -435,7 +435,7 @@ struct RedisBridgeTests {
                 }, "nothing left pending on \(stream)")
         }
         #expect(errors.all.isEmpty)
-        _ = listeners
+        withExtendedLifetime(listeners) {}
         client.close()
         await publisher.stop()
         await consumer.stop()
@@ -471,7 +471,7 @@ struct RedisBridgeTests {
         await publisher.flush()
         #expect(await eventually { received.count == 3 })
         #expect(received.values == [1, 2, 3])
-        _ = listener
+        withExtendedLifetime(listener) {}
         await consumer.stop()
         await publisher.stop()
     }
@@ -555,7 +555,7 @@ struct RedisBridgeTests {
         #expect(await eventually(timeout: .seconds(10)) { received.values == [1, 2] })
         #expect(errors.all.contains(.consumerGroupLost(stream: stream, group: "c")), "the loss is reported")
         #expect(consumer.statistics.consumerGroupsLost == 1)
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await consumer.stop()
     }
@@ -662,7 +662,7 @@ struct RedisBridgeTests {
             try await eventually {
                 (try await client.send("XPENDING", RedisArgument(stream), "c")).array?.first?.int == 0
             })
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await consumer.stop()
     }
@@ -701,7 +701,7 @@ struct RedisBridgeTests {
         }
         #expect(arrived)
         #expect(!received.values.contains(1))
-        _ = listener
+        withExtendedLifetime(listener) {}
         client.close()
         await consumer.stop()
     }
@@ -742,7 +742,7 @@ struct RedisBridgeTests {
             return received.count > 0
         }
         #expect(arrived)
-        _ = listener
+        withExtendedLifetime(listener) {}
         admin.close()
         await consumer.stop()
     }

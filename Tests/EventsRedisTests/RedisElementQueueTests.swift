@@ -89,7 +89,7 @@ struct RedisElementQueueTests {
         let queue = RedisElementQueue<Int>(limit: 10, onTermination: { terminations.record() })
         do {
             let stream = queue.stream()
-            _ = stream
+            withExtendedLifetime(stream) {}
         }
         #expect(terminations.value == 1)
     }

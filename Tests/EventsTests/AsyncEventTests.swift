@@ -44,7 +44,7 @@ struct AsyncEventTests {
         do {
             let stream = center.events(of: Tick.self)
             #expect(center.listenerCount(for: Tick.self) == 1)
-            _ = stream
+            withExtendedLifetime(stream) {}
         }
         #expect(center.listenerCount(for: Tick.self) == 0)
     }

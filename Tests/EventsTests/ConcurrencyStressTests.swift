@@ -118,7 +118,7 @@ struct ConcurrencyStressTests {
         #expect(center.registry.snapshot(for: EventKey(Tick.self))?.count == 1)
         #expect(center.dispatch(Tick(n: 1)) == 1)
         #expect(center.listenerCount(for: Tock.self) == 10_000)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func everyThreadSeesAListenerAddedAfterItDispatchedAndNoneSeesACancelledOne() async {
@@ -142,7 +142,7 @@ struct ConcurrencyStressTests {
         await runOnThreads(threads) { _ in delivered.increment(by: center.dispatch(Tick(n: 2))) }
         #expect(first.value == threads * 2, "no thread's copy still holds the cancelled listener")
         #expect(second.value == threads * 2)
-        _ = added
+        withExtendedLifetime(added) {}
     }
 
     @Test func aCancelledListenersCapturesAreReleasedEvenAfterManyThreadsDispatched() async {
@@ -156,6 +156,6 @@ struct ConcurrencyStressTests {
         await runOnThreads(4) { _ in center.dispatch(Tick(n: 0)) }
         subscription = nil
         #expect(deinits.value == 1, "per-thread copies must not keep a cancelled listener alive")
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 }

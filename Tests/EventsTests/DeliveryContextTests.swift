@@ -46,7 +46,7 @@ struct DeliveryContextTests {
         #expect(report.received == 1)
         #expect(values.values == Array(0...200))
         #expect(!threads.values.contains(dispatching))
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func queueListenerRunsOnItsQueue() async {
@@ -59,7 +59,7 @@ struct DeliveryContextTests {
         }
         await center.dispatchAndWait(Tick(n: 1))
         #expect(markers.values == ["test.queue"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func operationQueueListenerRunsAsAnOperationOnItsQueue() async {
@@ -72,7 +72,7 @@ struct DeliveryContextTests {
         }
         await center.dispatchAndWait(Tick(n: 1))
         #expect(onQueue.values == [true])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test(arguments: ["background", "concurrent queue", "operation queue", "main", "main ordered", "actor"])
@@ -122,7 +122,7 @@ struct DeliveryContextTests {
         if context == "actor" {
             #expect(await ledger.values().count == listeners * (count + 1))
         }
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func queuedListenerWhoseOwnerDiesBeforeItsTurnIsSkipped() async {
@@ -188,7 +188,7 @@ struct DeliveryContextTests {
         }
         center.dispatch(PostWritten(title: "inline"))
         #expect(model.titles == ["inline"], "ran before dispatch returned")
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @MainActor
@@ -202,7 +202,7 @@ struct DeliveryContextTests {
         #expect(model.titles.isEmpty, "not run inside dispatch")
         await center.dispatchAndWait(PostWritten(title: "second"))
         #expect(model.titles == ["queued", "second"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @MainActor
@@ -217,7 +217,7 @@ struct DeliveryContextTests {
         let report = await center.dispatchAndWait(PostWritten(title: "synchronous"))
         #expect(report.received == 1)
         #expect(model.titles == ["synchronous"], "the dispatch finished without leaving the main actor")
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func actorListenerRunsIsolatedToItsActorAndEndsWithIt() async {

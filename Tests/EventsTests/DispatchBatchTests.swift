@@ -47,7 +47,7 @@ struct DispatchBatchTests {
         #expect(await ledger.values() == [1, 2, 3])
         #expect(report.received == 3 * 4 + 1)
         #expect(report.failures.map { ($0.error as? Broken)?.reason } == ["two"])
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test("A batch of events nobody hears, or heard only on the posting thread, waits for nothing")
@@ -61,6 +61,6 @@ struct DispatchBatchTests {
         batch.dispatch(Tick(n: 0), through: center)
         let report = await batch.wait()
         #expect(report.received == 100 && heard.value == 100 && report.failures.isEmpty)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 }

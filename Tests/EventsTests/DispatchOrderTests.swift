@@ -57,7 +57,7 @@ struct DispatchOrderTests {
         center.dispatch(Tick(n: 9))
         center.dispatch(PostWritten(title: "second"))
         #expect(titles.values == ["first", "second"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func priorityAcceptsLiteralsAndNamedLevels() {

@@ -51,7 +51,7 @@ struct ErrorHandlingTests {
         #expect(queueFailure?.callSite.line == failingLine)
         #expect(queueFailure?.event == "Tick")
         #expect(await ledger.values() == [9], "the actor listener had finished when the report came back")
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func reportOfAnEventNobodyHearsIsEmpty() async {

@@ -15,7 +15,7 @@ struct NamedDeliveryTests {
         let report = await center.dispatchAndWait("tick", data: 100)
         #expect(report.received == 1)
         #expect(seen.values == Array(0...100))
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @MainActor
@@ -50,7 +50,7 @@ struct NamedDeliveryTests {
                     + "threw: \(report.failures.first.map { "\($0.error)" } ?? "")"
             ])
         #expect(messages.values.first?.contains("expected String, found Int") == true)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func actorNamedListenerRunsIsolatedToItsActor() async {

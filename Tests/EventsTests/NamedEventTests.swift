@@ -102,7 +102,7 @@ struct NamedEventPayloadTests {
         }
         center.dispatch(.saved, data: Document(title: "Plan"))
         #expect(titles.values == ["Plan"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func keyedValuesAreReadThroughTypedKeys() throws {
@@ -190,7 +190,7 @@ struct NamedEventPayloadTests {
         #expect(seen.values.count == 1)
         #expect(seen.values[0].hasPrefix(#"NamedEvent("test.saved" from Probe@0x"#))
         #expect(seen.values[0].hasSuffix(#", data: 42, payload: [itemID: "a"])"#))
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 }
 
@@ -204,7 +204,7 @@ struct NamedListeningTests {
         #expect(center.dispatch(.deleted) == 0)
         #expect(center.dispatch("test.saved") == 1)
         #expect(log.values == ["test.saved", "test.saved"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func severalListenersOfOneNameRunByPriorityThenRegistrationOrder() {
@@ -218,7 +218,7 @@ struct NamedListeningTests {
         ]
         #expect(center.dispatch(.saved) == 4)
         #expect(log.values == ["first", "a", "b", "last"])
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func senderFilterExcludesOtherSendersAndTheSenderIsHandedOver() {
@@ -299,7 +299,7 @@ struct NamedListeningTests {
         #expect(center.dispatch(.saved) == 0)
         #expect(calls.value == 2)
         #expect(!center.hasListeners(for: .saved))
-        _ = dropped
+        withExtendedLifetime(dropped) {}
     }
 
     @Test func namedAndTypedEventsNeverReachEachOther() {
@@ -357,7 +357,7 @@ struct AllNamesTests {
         center.dispatch(Tick(n: 1))
         center.dispatch(AlbumEvents.listDidLoad.eventName)
         #expect(names.values == ["test.saved", "test.deleted", "AlbumEvents.listDidLoad"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func listenersOfTheNameAndOfEveryNameShareOneOrder() {
@@ -374,7 +374,7 @@ struct AllNamesTests {
         ]
         #expect(center.dispatch(.saved) == 7)
         #expect(log.values == ["all high", "name high", "name 1", "all 2", "name 3", "name low", "all low"])
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func onceListenerOfEveryNameHearsOneEventInTotal() {
@@ -385,7 +385,7 @@ struct AllNamesTests {
         center.dispatch(.deleted)
         #expect(names.values == ["test.saved"])
         #expect(center.allNamesListenerCount == 0)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func allNamesListenerWithSenderFilterHearsOnlyThatSender() {
@@ -397,7 +397,7 @@ struct AllNamesTests {
         center.dispatch(.deleted, from: Probe())
         center.dispatch(.deleted)
         #expect(calls.value == 1)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func ownerBoundListenerOfEveryNameIsDeduplicatedAndEndsWithItsOwner() {
@@ -525,7 +525,7 @@ struct NamedReentrancyTests {
         ]
         center.dispatch(.saved)
         #expect(log.values == ["saved", "all test.deleted", "saved done", "saved 2", "all test.saved"])
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func listenerAddedDuringDispatchMissesItButHearsTheNext() {
@@ -541,7 +541,7 @@ struct NamedReentrancyTests {
         #expect(center.dispatch(.saved) == 1)
         #expect(center.dispatch(.saved) == 2)
         #expect(log.values == ["first", "first", "added"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func listenerCancelledByAnEveryNameListenerIsNotCalledInThatDispatch() {
@@ -556,7 +556,7 @@ struct NamedReentrancyTests {
         #expect(center.dispatch(.saved) == 1)
         #expect(log.values == ["canceller"])
         #expect(center.listenerCount(for: .saved) == 1)
-        _ = canceller
+        withExtendedLifetime(canceller) {}
     }
 
     @Test func handlerUsingTheCenterFromAnotherThreadDoesNotDeadlock() {
@@ -575,7 +575,7 @@ struct NamedReentrancyTests {
         }
         #expect(center.dispatch(.saved) == 1)
         #expect(log.values == ["inner test.deleted", "count 0"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 }
 
@@ -681,7 +681,7 @@ struct SeedAPIEquivalenceTests {
                 "onWrite eventWrite -", "onOther eventWrite", "onWrite eventWrite post", "onOther eventWrite",
             ])
         #expect(dispatchers.values == ["writer", "writer"])
-        _ = spy
+        withExtendedLifetime(spy) {}
     }
 
     @Test func removeListenerEndsEverything() {

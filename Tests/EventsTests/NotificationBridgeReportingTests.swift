@@ -212,7 +212,7 @@ struct NotificationPostingReportTests {
         #expect(error.payloadValueReplacedByData == "Int")
         #expect(error.uncarriedValues.isEmpty && error.uncarriedData == nil)
         notifications.removeObserver(observer)
-        _ = bridge
+        withExtendedLifetime(bridge) {}
     }
 
     @Test("values the event does not carry are reported when it is posted on")
@@ -250,6 +250,6 @@ struct NotificationPostingReportTests {
         center.dispatch("bridge.report", data: 1, payload: Payload((PayloadKey<String>("id"), "r1")))
         center.dispatch("bridge.report")
         #expect(failures.value == 0)
-        _ = bridge
+        withExtendedLifetime(bridge) {}
     }
 }

@@ -212,7 +212,7 @@ struct NotificationForwardingTests {
         bridge = nil
         // The observer block held the record: it is gone, so NotificationCenter let go of it.
         #expect(record == nil)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func droppingTheBridgeStopsForwardingAndRemovesTheObserver() {
@@ -227,7 +227,7 @@ struct NotificationForwardingTests {
         #expect(record == nil)
         notifications.post(name: .shapeAdded, object: nil)
         #expect(calls.value == 1)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func notificationNamesAndEventNamesConvertBothWays() {
@@ -252,7 +252,7 @@ struct NotificationPostingTests {
         center.dispatch(ShapeAdded(shapeID: "s2"))
         #expect(seen.values == ["s1 object: board", "s2 object: nil"])
         notifications.removeObserver(observer)
-        _ = bridge
+        withExtendedLifetime(bridge) {}
     }
 
     @Test func typedEventUsesTheGivenUserInfoAndSenderFilter() {
@@ -270,7 +270,7 @@ struct NotificationPostingTests {
         center.dispatch(ShapeAdded(shapeID: "from elsewhere"), from: Probe())
         #expect(seen.values == ["from board"])
         notifications.removeObserver(observer)
-        _ = bridge
+        withExtendedLifetime(bridge) {}
     }
 
     @Test func namedEventIsPostedWithItsPayloadAndData() {

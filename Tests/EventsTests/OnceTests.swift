@@ -25,7 +25,7 @@ struct OnceTests {
         center.dispatch(Tick(n: 3), from: writer)
         center.dispatch(Tick(n: 4), from: writer)
         #expect(received.values == [3])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func onceHoldsUnderConcurrentDispatch() async {
@@ -46,7 +46,7 @@ struct OnceTests {
             #expect(received.value == 20)
             #expect(deliveries.value == 20)
             #expect(center.listenerCount(for: Tick.self) == 0)
-            _ = subscriptions
+            withExtendedLifetime(subscriptions) {}
         }
     }
 }

@@ -116,7 +116,7 @@ struct ReadmeExamplesTests {
         #expect(report.received == 3)
         #expect(model.titles == ["Hello"])
         #expect(await index.titles() == ["Hello"])
-        _ = backup
+        withExtendedLifetime(backup) {}
     }
 
     @Test func async() async throws {

@@ -52,7 +52,7 @@ struct ReadmeNamedExamplesTests {
                 "r1 teal",
                 #"Named event "rectangleColorChanged" has no value for key "uniqueID" (expected String, found nothing)."#,
             ])
-        _ = colors
+        withExtendedLifetime(colors) {}
     }
 
     @Test func namespacesAndEveryName() {

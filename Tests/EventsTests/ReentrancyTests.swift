@@ -25,7 +25,7 @@ struct ReentrancyTests {
             log.values == [
                 "tick-a 1", "tock 1", "tick-a 2", "tick-a done 2", "tick-b 2", "tick-a done 1", "tick-b 1",
             ])
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test func listenerAddedDuringDispatchMissesThatDispatchButGetsTheNext() {
@@ -41,7 +41,7 @@ struct ReentrancyTests {
         #expect(center.dispatch(Tick(n: 1)) == 1)
         #expect(center.dispatch(Tick(n: 2)) == 2)
         #expect(log.values == ["first 1", "first 2", "added 2"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func listenerCancelledDuringDispatchIsNotCalledInThatDispatch() {
@@ -55,7 +55,7 @@ struct ReentrancyTests {
         later.record(center.listen(to: Tick.self) { _ in log.record("second") })
         #expect(center.dispatch(Tick(n: 1)) == 1)
         #expect(log.values == ["first"])
-        _ = first
+        withExtendedLifetime(first) {}
     }
 
     @Test func ownerRemovedDuringDispatchIsNotCalledInThatDispatch() {
@@ -70,7 +70,7 @@ struct ReentrancyTests {
         center.dispatch(Tick(n: 1))
         center.dispatch(Tick(n: 2))
         #expect(log.values == ["first", "first"])
-        _ = first
+        withExtendedLifetime(first) {}
     }
 
     @Test func handlerMayCancelItself() {
@@ -108,7 +108,7 @@ struct ReentrancyTests {
         }
         #expect(center.dispatch(Tick(n: 1)) == 1)
         #expect(log.values == ["tock", "count 0"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func deinitializerRunByTheCenterMayUseTheCenter() {

@@ -84,7 +84,7 @@ struct RemovalTests {
         center.remove(owner)
         center.dispatch(Tick(n: 1))
         #expect(calls.value == 1)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func removedSubscriptionReportsInactive() {

@@ -14,7 +14,7 @@ struct SenderTests {
         #expect(center.dispatch(Tick(n: 2), from: other) == 0)
         #expect(center.dispatch(Tick(n: 3)) == 0)
         #expect(heard.value == 1)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func listenerWithoutFilterHearsEverySender() {
@@ -24,7 +24,7 @@ struct SenderTests {
         center.dispatch(Tick(n: 1), from: Probe())
         center.dispatch(Tick(n: 2))
         #expect(heard.value == 2)
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func senderFilterHoldsTheSenderWeaklyAndEndsWhenItDies() {
@@ -60,7 +60,7 @@ struct SenderTests {
         center.dispatch(PostWritten(title: "b"))
         center.dispatch(PostWritten(title: "c"), from: Probe("other"))
         #expect(seen.values == ["writer:a:writer", "anonymous:b", "someone else:c"])
-        _ = subscription
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func senderComparesByIdentityAndDescribesItsType() {

@@ -69,7 +69,7 @@ struct UnretainedListStressTests {
         #expect(capturesFreed.value == capturesMade.value)
         #expect(center.listenerCount(for: Tick.self) == 1)
         #expect(storedRecords(center, Tick.self) == 1)
-        _ = steadySubscription
+        withExtendedLifetime(steadySubscription) {}
     }
 
     @Test func aCenterDeinitializingWhileItsSubscriptionsAreCancelledAndDropped() async {
@@ -156,7 +156,7 @@ struct UnretainedListStressTests {
         notificationCenter.post(name: name, object: nil)
         #expect(received.value == before, "every bridge stopped forwarding")
         #expect(storedRecords(center, NotificationForwarding.self) == 0)
-        _ = listener
+        withExtendedLifetime(listener) {}
     }
 }
 
