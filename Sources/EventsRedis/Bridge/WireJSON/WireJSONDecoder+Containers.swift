@@ -4,11 +4,11 @@
 /// A member of an object: where its name is and where its value starts. (Not nested in the
 /// generic container: a generic's nested type costs a metadata lookup on every use.)
 struct WireJSONMember {
-    let name: JSONScanner.StringToken
+    let name: WireJSONToken
     let value: Int
     /// The value's token when it is a string, found while scanning past it: decoding it then
     /// makes the string without scanning it again.
-    let string: JSONScanner.StringToken?
+    let string: WireJSONToken?
 }
 
 /// Finds the members of an object for a keyed container. Not in the container: the container is
@@ -19,27 +19,31 @@ enum WireJSONObjectScan {
     /// when two members have the same name (Foundation keeps one of them; which one is its
     /// business).
     static func members(of offset: Int, _ decoder: WireJSONDecoder) throws -> (range: Range<Int>, indexTable: Int?) {
+        // Every step checks the byte it stands on: the walk never relies on the document
+        // having been validated (see `WireJSONBytes`).
         let bytes = decoder.bytes
         let first = decoder.memberTable.count
-        var index = decoder.skipWhitespace(from: offset + 1)
+        var index = bytes.skipWhitespace(from: offset + 1)
         if bytes[index] != UInt8(ascii: "}") {
             while true {
-                let name = decoder.stringToken(at: index)
-                index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
-                let value = decoder.skipWhitespace(from: index)
+                let name = try decoder.stringToken(at: index)
+                index = bytes.skipWhitespace(from: name.content.upperBound + 1)
+                guard bytes[index] == UInt8(ascii: ":") else { throw decoder.fail("expected ':'") }
+                let value = bytes.skipWhitespace(from: index + 1)
                 let end: Int
-                var string: JSONScanner.StringToken?
+                var string: WireJSONToken?
                 if bytes[value] == UInt8(ascii: "\"") {
-                    let token = decoder.stringToken(at: value)
+                    let token = try decoder.stringToken(at: value)
                     string = token
                     end = token.content.upperBound + 1
                 } else {
-                    end = decoder.end(ofValueAt: value)
+                    end = try decoder.end(ofValueAt: value)
                 }
                 decoder.appendMember(WireJSONMember(name: name, value: value, string: string))
-                index = decoder.skipWhitespace(from: end)
+                index = bytes.skipWhitespace(from: end)
                 if bytes[index] == UInt8(ascii: "}") { break }
-                index = decoder.skipWhitespace(from: index + 1)  // past ','
+                guard bytes[index] == UInt8(ascii: ",") else { throw decoder.fail("expected ',' or '}'") }
+                index = bytes.skipWhitespace(from: index + 1)
             }
         }
         let members = first..<decoder.memberTable.count
@@ -69,13 +73,10 @@ enum WireJSONObjectScan {
     }
 
     /// Names compare as Swift strings do; plain ASCII names by bytes, which agrees.
-    private static func sameName(
-        _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, _ decoder: WireJSONDecoder
-    ) -> Bool {
+    private static func sameName(_ a: WireJSONToken, _ b: WireJSONToken, _ decoder: WireJSONDecoder) -> Bool {
         if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
             let bytes = decoder.bytes
-            return UnsafeBufferPointer(rebasing: bytes[a.content]).hasSameBytes(
-                as: UnsafeBufferPointer(rebasing: bytes[b.content]))
+            return bytes.sameBytes(a.content, bytes.buffer(b.content))
         }
         return decoder.string(a) == decoder.string(b)
     }
@@ -136,9 +137,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             for index in members {
                 let member = decoder.memberTable[index]
                 if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
-                    if UnsafeBufferPointer(rebasing: bytes[member.name.content]).hasSameBytes(as: keyBytes) {
-                        return member
-                    }
+                    if bytes.sameBytes(member.name.content, keyBytes) { return member }
                 } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
                     return member
                 }
@@ -271,7 +270,7 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     init(decoder: WireJSONDecoder, offset: Int, nestedKeys: Range<Int>) {
         self.decoder = decoder
         self.start = offset
-        self.cursor = decoder.skipWhitespace(from: offset + 1)
+        self.cursor = decoder.bytes.skipWhitespace(from: offset + 1)
         self.pathDepth = decoder.keys.count
         self.nestedKeys = nestedKeys
     }
@@ -280,13 +279,25 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         Array(decoder.keys.prefix(pathDepth)) + decoder.nestedKeyTable[nestedKeys]
     }
 
+    /// The number of elements; nil (and the decode refused) when the array is not one a
+    /// validation would accept that far.
     var count: Int? {
-        var index = decoder.skipWhitespace(from: start + 1)
+        let bytes = decoder.bytes
+        var index = bytes.skipWhitespace(from: start + 1)
         var count = 0
-        while decoder.bytes[index] != UInt8(ascii: "]") {
+        while bytes[index] != UInt8(ascii: "]") {
             count += 1
-            index = decoder.skipWhitespace(from: decoder.end(ofValueAt: index))
-            if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+            guard let end = bytes.end(ofValueAt: index) else {
+                _ = decoder.fail("the document ends inside an array")
+                return nil
+            }
+            index = bytes.skipWhitespace(from: end)
+            if bytes[index] == UInt8(ascii: ",") {
+                index = bytes.skipWhitespace(from: index + 1)
+            } else if bytes[index] != UInt8(ascii: "]") {
+                _ = decoder.fail("expected ',' or ']'")
+                return nil
+            }
         }
         return count
     }
@@ -298,100 +309,105 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return cursor
     }
 
-    private mutating func advance() {
-        var index = decoder.skipWhitespace(from: decoder.end(ofValueAt: cursor))
-        if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+    private mutating func advance() throws {
+        let bytes = decoder.bytes
+        var index = bytes.skipWhitespace(from: try decoder.end(ofValueAt: cursor))
+        if bytes[index] == UInt8(ascii: ",") {
+            index = bytes.skipWhitespace(from: index + 1)
+        } else if bytes[index] != UInt8(ascii: "]") {
+            throw decoder.fail("expected ',' or ']'")
+        }
         cursor = index
         currentIndex += 1
     }
 
     mutating func decodeNil() throws -> Bool {
         guard decoder.isNull(at: try current()) else { return false }
-        advance()
+        try advance()
         return true
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
         let value = try decoder.readBool(at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: String.Type) throws -> String {
         let value = try decoder.readString(at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
         let value = try decoder.readDouble(at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Float.Type) throws -> Float {
         let value = try decoder.readFloat(at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int.Type) throws -> Int {
         let value = try decoder.readInteger(Int.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int8.Type) throws -> Int8 {
         let value = try decoder.readInteger(Int8.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int16.Type) throws -> Int16 {
         let value = try decoder.readInteger(Int16.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int32.Type) throws -> Int32 {
         let value = try decoder.readInteger(Int32.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int64.Type) throws -> Int64 {
         let value = try decoder.readInteger(Int64.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt.Type) throws -> UInt {
         let value = try decoder.readInteger(UInt.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
         let value = try decoder.readInteger(UInt8.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
         let value = try decoder.readInteger(UInt16.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
         let value = try decoder.readInteger(UInt32.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
         let value = try decoder.readInteger(UInt64.self, at: try current())
-        advance()
+        try advance()
         return value
     }
 
@@ -406,7 +422,7 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try decoder.decodeValue(
             type, at: try current(), nestedKeys: nestedKeys, key: WireJSONIndexKey(index: currentIndex))
-        advance()
+        try advance()
         return value
     }
 
@@ -418,7 +434,7 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let container = try WireJSONKeyedDecodingContainer<NestedKey>(
             decoder: decoder, offset: offset,
             nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
-        advance()
+        try advance()
         return KeyedDecodingContainer(container)
     }
 
@@ -428,7 +444,7 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let container = WireJSONUnkeyedDecodingContainer(
             decoder: decoder, offset: offset,
             nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
-        advance()
+        try advance()
         return container
     }
 
