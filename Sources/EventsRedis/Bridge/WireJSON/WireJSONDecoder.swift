@@ -25,21 +25,18 @@ final class WireJSONDecoder {
     private(set) var valueOffset = 0
     /// The keys of the values being decoded, outermost first.
     private(set) var keys: [any CodingKey] = []
-    private var refusal: String?
-    /// The members of every keyed container made during this decode, each container's in one
-    /// run (see `appendMember`). Never trimmed during a decode, so a container's run stays
-    /// valid for as long as the container lives: a decoder that a container outlives is not
-    /// used again (see ``SpareCoder``). In the decoder rather than in each container, so that a
-    /// container costs no array of its own and copying it (which the standard library's box
-    /// does for each value decoded) retains less.
-    private(set) var memberTable: [WireJSONMember] = []
+    /// What containers record during a decode: in one property so that making the decoder
+    /// ready for the next decode is one checked access, not one per table.
+    private var tables = WireJSONDecoderTables()
+
+    /// The members of every keyed container made during this decode (see
+    /// ``WireJSONDecoderTables/members``).
+    var memberTable: [WireJSONMember] { tables.members }
     /// The nested keys of the containers made during this decode (see
-    /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
-    /// during a decode, like `memberTable`.
-    private(set) var nestedKeyTable: [any CodingKey] = []
-    /// The indexes in `memberTable` by name of the members of the large objects decoded so far
-    /// (see `WireJSONKeyedDecodingContainer.memberIndexesByName`); never trimmed during a decode.
-    private(set) var memberIndexTables: [[String: Int]] = []
+    /// ``WireJSONDecoderTables/nestedKeys``).
+    var nestedKeyTable: [any CodingKey] { tables.nestedKeys }
+    /// The member indexes of large objects (see ``WireJSONDecoderTables/memberIndexes``).
+    var memberIndexTables: [[String: Int]] { tables.memberIndexes }
 
     private init() {}
 
@@ -62,42 +59,31 @@ final class WireJSONDecoder {
         // An array slice: its bounds are checked, so a range outside `source` traps.
         source[range].withUnsafeBytes { UnsafeMutableRawBufferPointer(storage).copyMemory(from: $0) }
         bytes = WireJSONBytes(base: UnsafePointer(storage.baseAddress), count: range.count)
-        valueOffset = 0
-        keys.truncate(to: 0)
-        // A document of many objects leaves a large table; a spare decoder keeps a small one.
-        if memberTable.capacity <= Self.largestSpareMemberTable {
-            memberTable.truncate(to: 0)
-        } else {
-            memberTable = []
-        }
-        if !nestedKeyTable.isEmpty { nestedKeyTable = [] }
-        if !memberIndexTables.isEmpty { memberIndexTables = [] }
-        refusal = nil
+        // `valueOffset` and `keys` need no reset: every decode leaves them as it found them
+        // (`decodeValue` restores both, on a throw too).
+        tables.reset()
     }
 
     /// The most members a spare decoder's table keeps room for.
     static let largestSpareMemberTable = 1024
 
-    /// Records a member of the keyed container being made.
-    func appendMember(_ member: WireJSONMember) {
-        memberTable.append(member)
+    /// Records a member of the keyed container being made; returns its index in `memberTable`.
+    @discardableResult
+    func appendMember(_ member: WireJSONMember) -> Int {
+        tables.appendMember(member)
     }
 
     /// Records the nested keys of a container inside another: the outer one's (`outer`, a run
     /// of `nestedKeyTable`) and then `key`. Returns where they are.
     func appendNestedKeys(_ outer: Range<Int>, _ key: any CodingKey) -> Range<Int> {
-        let start = nestedKeyTable.count
-        // One by one: appending a slice of the table to itself would copy the whole table.
-        for index in outer { nestedKeyTable.append(nestedKeyTable[index]) }
-        nestedKeyTable.append(key)
-        return start..<nestedKeyTable.count
+        tables.appendNestedKeys(outer, key)
     }
 
     /// Records the member indexes of a large object; returns where they are in
     /// `memberIndexTables`.
     func appendMemberIndexTable(_ indexes: [String: Int]) -> Int {
-        memberIndexTables.append(indexes)
-        return memberIndexTables.count - 1
+        tables.memberIndexes.append(indexes)
+        return tables.memberIndexes.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
@@ -136,13 +122,13 @@ final class WireJSONDecoder {
         }
         let start = decoder.bytes.skipWhitespace(from: 0)
         let value = try decoder.decodeValue(type, at: start)
-        if let refusal = decoder.refusal { throw WireJSONUnsupported(reason: refusal) }
+        if let refusal = decoder.tables.refusal { throw WireJSONUnsupported(reason: refusal) }
         return value
     }
 
     /// Refuses the whole decode (see the type's comment) and returns the error to throw.
     func fail(_ reason: String) -> WireJSONUnsupported {
-        if refusal == nil { refusal = reason }
+        tables.refuse(reason)
         return WireJSONUnsupported(reason: reason)
     }
 
@@ -152,7 +138,7 @@ final class WireJSONDecoder {
         _ type: Value.Type, at offset: Int, nestedKeys: Range<Int>, key: any CodingKey
     ) throws -> Value {
         let outerKeyCount = keys.count
-        if !nestedKeys.isEmpty { keys.append(contentsOf: nestedKeyTable[nestedKeys]) }
+        if !nestedKeys.isEmpty { keys.append(contentsOf: tables.nestedKeys[nestedKeys]) }
         keys.append(key)
         defer { keys.truncate(to: outerKeyCount) }
         return try decodeValue(type, at: offset)
@@ -179,29 +165,25 @@ final class WireJSONDecoder {
 
     /// The offset just past the value at `offset`; refuses the decode when no value starts
     /// there or the document ends inside it.
-    func end(ofValueAt offset: Int) throws -> Int {
+    func end(ofValueAt offset: Int, in bytes: WireJSONBytes) throws -> Int {
         guard let end = bytes.end(ofValueAt: offset) else { throw fail("the document ends inside a value") }
         return end
     }
 
     /// The string token at `offset`, whose opening quote is there; refuses the decode when the
     /// document ends inside it.
-    func stringToken(at offset: Int) throws -> WireJSONToken {
+    func stringToken(at offset: Int, in bytes: WireJSONBytes) throws -> WireJSONToken {
         guard let token = bytes.stringToken(at: offset) else { throw fail("expected a closed string") }
         return token
     }
 
-    func string(_ token: WireJSONToken) -> String {
-        bytes.string(token)
-    }
-
     // MARK: - Scalars
 
-    func isNull(at offset: Int) -> Bool {
+    func isNull(at offset: Int, in bytes: WireJSONBytes) -> Bool {
         bytes[offset] == UInt8(ascii: "n")
     }
 
-    func readBool(at offset: Int) throws -> Bool {
+    func readBool(at offset: Int, in bytes: WireJSONBytes) throws -> Bool {
         switch bytes[offset] {
         case UInt8(ascii: "t"): return true
         case UInt8(ascii: "f"): return false
@@ -209,15 +191,16 @@ final class WireJSONDecoder {
         }
     }
 
-    func readString(at offset: Int) throws -> String {
+    func readString(at offset: Int, in bytes: WireJSONBytes) throws -> String {
         guard bytes[offset] == UInt8(ascii: "\"") else { throw fail("expected a String") }
-        return string(try stringToken(at: offset))
+        return bytes.string(try stringToken(at: offset, in: bytes))
     }
 
     /// Reads an integer written as plain digits; other forms (`1.0`, `1e2`, which Foundation
     /// accepts when the value is whole) and values out of range are left to Foundation.
-    func readInteger<Integer: FixedWidthInteger>(_ type: Integer.Type, at offset: Int) throws -> Integer {
-        let bytes = self.bytes
+    func readInteger<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at offset: Int, in bytes: WireJSONBytes
+    ) throws -> Integer {
         var index = offset
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -252,8 +235,8 @@ final class WireJSONDecoder {
     /// Reads a double. Foundation refuses numbers that overflow or underflow (`1e400`,
     /// `1e-400`); subnormal results are left to it as well, and so are zeros written with an
     /// exponent (see `isPlainZero`).
-    func readDouble(at offset: Int) throws -> Double {
-        let text = try numberText(at: offset)
+    func readDouble(at offset: Int, in bytes: WireJSONBytes) throws -> Double {
+        let text = try numberText(at: offset, in: bytes)
         guard let value = Double(text), value.isFinite, !value.isSubnormal else {
             throw fail("a number left to Foundation")
         }
@@ -263,20 +246,20 @@ final class WireJSONDecoder {
 
     /// Reads a float only when parsing it directly and through a double agree (whichever way
     /// Foundation goes, it gets this value); anything else is left to Foundation.
-    func readFloat(at offset: Int) throws -> Float {
-        let text = try numberText(at: offset)
+    func readFloat(at offset: Int, in bytes: WireJSONBytes) throws -> Float {
+        let text = try numberText(at: offset, in: bytes)
         guard let direct = Float(text), let double = Double(text), direct.isFinite, !direct.isSubnormal,
             Float(double) == direct, direct != 0 || isPlainZero(text)
         else { throw fail("a number left to Foundation") }
         return direct
     }
 
-    private func numberText(at offset: Int) throws -> String {
+    private func numberText(at offset: Int, in bytes: WireJSONBytes) throws -> String {
         let byte = bytes[offset]
         guard byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else {
             throw fail("expected a number")
         }
-        let end = try end(ofValueAt: offset)
+        let end = try end(ofValueAt: offset, in: bytes)
         return String(decoding: bytes.buffer(offset..<end), as: UTF8.self)
     }
 
@@ -299,18 +282,73 @@ extension WireJSONDecoder: Decoder {
     var codingPath: [any CodingKey] { keys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    // Each container keeps its own copy of `bytes` (a pointer and a count): reading a class
+    // property is an exclusivity-checked access, and the containers read bytes on every call.
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard bytes[valueOffset] == UInt8(ascii: "{") else { throw fail("expected an object") }
+        let (bytes, offset) = (self.bytes, valueOffset)
+        guard bytes[offset] == UInt8(ascii: "{") else { throw fail("expected an object") }
         return KeyedDecodingContainer(
-            try WireJSONKeyedDecodingContainer<Key>(decoder: self, offset: valueOffset, nestedKeys: 0..<0))
+            try WireJSONKeyedDecodingContainer<Key>(decoder: self, bytes: bytes, offset: offset, nestedKeys: 0..<0))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard bytes[valueOffset] == UInt8(ascii: "[") else { throw fail("expected an array") }
-        return WireJSONUnkeyedDecodingContainer(decoder: self, offset: valueOffset, nestedKeys: 0..<0)
+        let (bytes, offset) = (self.bytes, valueOffset)
+        guard bytes[offset] == UInt8(ascii: "[") else { throw fail("expected an array") }
+        return WireJSONUnkeyedDecodingContainer(decoder: self, bytes: bytes, offset: offset, nestedKeys: 0..<0)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        WireJSONSingleValueDecodingContainer(decoder: self, offset: valueOffset)
+        WireJSONSingleValueDecodingContainer(decoder: self, bytes: bytes, offset: valueOffset)
+    }
+}
+
+/// What the containers of one decode record in their decoder.
+struct WireJSONDecoderTables {
+    /// The members of every keyed container made during this decode, each container's in one
+    /// run (see `appendMember`). Never trimmed during a decode, so a container's run stays
+    /// valid for as long as the container lives: a decoder that a container outlives is not
+    /// used again (see ``SpareCoder``). In the decoder rather than in each container, so that a
+    /// container costs no array of its own and copying it (which the standard library's box
+    /// does for each value decoded) retains less.
+    var members: [WireJSONMember] = []
+    /// The nested keys of the containers made during this decode (see
+    /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
+    /// during a decode, like `members`.
+    var nestedKeys: [any CodingKey] = []
+    /// The indexes in `members` by name of the members of the large objects decoded so far
+    /// (see `WireJSONKeyedDecodingContainer.memberIndexesByName`); never trimmed during a decode.
+    var memberIndexes: [[String: Int]] = []
+    /// Why the decode is refused, once something refused it (see `WireJSONDecoder.fail`).
+    var refusal: String?
+
+    /// Empties the tables for the next decode.
+    mutating func reset() {
+        // A document of many objects leaves a large table; a spare decoder keeps a small one.
+        if members.capacity <= WireJSONDecoder.largestSpareMemberTable {
+            members.truncate(to: 0)
+        } else {
+            members = []
+        }
+        if !nestedKeys.isEmpty { nestedKeys = [] }
+        if !memberIndexes.isEmpty { memberIndexes = [] }
+        refusal = nil
+    }
+
+    mutating func appendMember(_ member: WireJSONMember) -> Int {
+        members.append(member)
+        return members.count - 1
+    }
+
+    mutating func appendNestedKeys(_ outer: Range<Int>, _ key: any CodingKey) -> Range<Int> {
+        let start = nestedKeys.count
+        // One by one: appending a slice of the table to itself would copy the whole table.
+        for index in outer { nestedKeys.append(nestedKeys[index]) }
+        nestedKeys.append(key)
+        return start..<nestedKeys.count
+    }
+
+    mutating func refuse(_ reason: String) {
+        if refusal == nil { refusal = reason }
     }
 }
