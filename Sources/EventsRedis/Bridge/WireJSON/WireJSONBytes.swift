@@ -1,4 +1,5 @@
-/// The document a ``WireJSONDecoder`` reads, with every read checked against its end.
+/// The document a ``WireJSONDecoder`` reads (or the text a wire encoder escapes), with every
+/// read checked against its end.
 ///
 /// The decoder reads bytes that came from the network, usually validated just before (by the
 /// decoder itself, or by the CloudEvent scan that found them). Its reads must not depend on
