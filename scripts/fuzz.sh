@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 targets=(wirejson rfc3339 envelope batch resp named)
 
 usage() {
-    echo "usage: scripts/fuzz.sh <list|all|${targets[*]// /|}> [seconds] [--release] [--jobs N]" >&2
+    echo "usage: scripts/fuzz.sh <list|all|${targets[*]// /|}> [seconds] [--release]" >&2
     exit 2
 }
 
@@ -143,13 +143,13 @@ for target in "${selected[@]}"; do
     dictionary=()
     [ -f "Fuzz/Dictionaries/$target.dict" ] && dictionary=(-dict="Fuzz/Dictionaries/$target.dict")
     options=(-timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1
-        -artifact_prefix=".build/fuzz/artifacts/$target-")
+        -artifact_prefix=".build/fuzz/artifacts/$configuration-$target-")
     regressions=$(find "Fuzz/Regressions/$target" -type f ! -name '*.md' | sort)
     if [ -n "$regressions" ]; then
         echo "== $target: replaying $(echo "$regressions" | wc -l) regression inputs"
         # shellcheck disable=SC2086
-        if ! ASAN_OPTIONS=detect_leaks=0 "$binary" "${options[@]}" $regressions >".build/fuzz/$target-regressions.log" 2>&1; then
-            tail -n 30 ".build/fuzz/$target-regressions.log"
+        if ! ASAN_OPTIONS=detect_leaks=0 "$binary" "${options[@]}" $regressions >"$out/$target-regressions.log" 2>&1; then
+            tail -n 30 "$out/$target-regressions.log"
             failed+=("$target (regressions)")
             continue
         fi
@@ -163,11 +163,11 @@ for target in "${selected[@]}"; do
         run=(-runs=0)
     fi
     if ASAN_OPTIONS=detect_leaks=0 "$binary" "${options[@]}" "${dictionary[@]}" "${run[@]}" \
-        "$corpus" "Fuzz/Corpus/$target" >".build/fuzz/$target.log" 2>&1; then
+        "$corpus" "Fuzz/Corpus/$target" >"$out/$target.log" 2>&1; then
         grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added)|cov:" \
-            ".build/fuzz/$target.log" | tail -n 4
+            "$out/$target.log" | tail -n 4
     else
-        tail -n 40 ".build/fuzz/$target.log"
+        tail -n 40 "$out/$target.log"
         failed+=("$target")
     fi
 done
