@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 targets=(wirejson rfc3339 envelope batch resp named)
 
 usage() {
-    echo "usage: scripts/fuzz.sh <list|all|${targets[*]// /|}> [seconds] [--release]" >&2
+    echo "usage: scripts/fuzz.sh <list|all|$(IFS='|'; echo "${targets[*]}")> [seconds] [--release]" >&2
     exit 2
 }
 
