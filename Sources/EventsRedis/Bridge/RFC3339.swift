@@ -56,43 +56,32 @@ enum RFC3339 {
 
     /// The date a timestamp names, or `nil` when it is not an RFC 3339 date-time.
     static func date(from text: String) -> Date? {
-        var text = text
-        return text.withUTF8 { date(fromUTF8: $0) }
+        date(fromUTF8: text.utf8.span)
     }
 
     /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
     static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        date(fromUTF8: bytes.span)
+    }
+
+    /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
+    /// The bytes come from the network: they are read as a `Span`, whose every read is checked.
+    static func date(fromUTF8 bytes: Span<UInt8>) -> Date? {
         if let date = canonicalDate(bytes) { return date }
         var index = 0
-
-        func number(_ digits: Int) -> Int? {
-            guard index + digits <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[index..<index + digits] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            index += digits
-            return value
-        }
-        func skip(_ allowed: StaticString) -> Bool {
-            guard index < bytes.count else { return false }
-            let byte = bytes[index]
-            guard allowed.withUTF8Buffer({ $0.contains(byte) }) else { return false }
-            index += 1
-            return true
-        }
-
-        guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
-            skip("Tt "), let hour = number(2), skip(":"), let minute = number(2), skip(":"),
-            let second = number(2)
+        guard let year = number(bytes, &index, digits: 4), skip(bytes, &index, "-"),
+            let month = number(bytes, &index, digits: 2), skip(bytes, &index, "-"),
+            let day = number(bytes, &index, digits: 2), skip(bytes, &index, "Tt "),
+            let hour = number(bytes, &index, digits: 2), skip(bytes, &index, ":"),
+            let minute = number(bytes, &index, digits: 2), skip(bytes, &index, ":"),
+            let second = number(bytes, &index, digits: 2)
         else { return nil }
         guard (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day), hour < 24,
             minute < 60, second <= 60
         else { return nil }
 
         var fraction = 0.0
-        if skip(".") {
+        if skip(bytes, &index, ".") {
             var scale = 0.1
             let start = index
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
@@ -104,13 +93,13 @@ enum RFC3339 {
         }
 
         var offsetSeconds = 0
-        if skip("Zz") {
+        if skip(bytes, &index, "Zz") {
             offsetSeconds = 0
         } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let offsetHours = number(2), skip(":"), let offsetMinutes = number(2), offsetHours < 24,
-                offsetMinutes < 60
+            guard let offsetHours = number(bytes, &index, digits: 2), skip(bytes, &index, ":"),
+                let offsetMinutes = number(bytes, &index, digits: 2), offsetHours < 24, offsetMinutes < 60
             else { return nil }
             offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
         } else {
@@ -123,12 +112,34 @@ enum RFC3339 {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
+    /// The decimal number of exactly `digits` digits at `index`, moving `index` past it.
+    private static func number(_ bytes: Span<UInt8>, _ index: inout Int, digits: Int) -> Int? {
+        guard digits <= bytes.count - index else { return nil }
+        var value = 0
+        for position in index..<index + digits {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        index += digits
+        return value
+    }
+
+    /// Moves `index` past the byte there when it is one of `allowed`.
+    private static func skip(_ bytes: Span<UInt8>, _ index: inout Int, _ allowed: StaticString) -> Bool {
+        guard index < bytes.count else { return false }
+        let byte = bytes[index]
+        guard allowed.withUTF8Buffer({ $0.contains(byte) }) else { return false }
+        index += 1
+        return true
+    }
+
     /// The date of a timestamp laid out as bridges write them (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
     /// read with fixed offsets: the general parser's field-by-field scanning cost about 500
     /// instructions per received event. Gives exactly the general parser's date (the same
     /// checks, the same arithmetic in the same order), or nil for any other layout, which the
     /// general parser then reads.
-    private static func canonicalDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    private static func canonicalDate(_ bytes: Span<UInt8>) -> Date? {
         guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")

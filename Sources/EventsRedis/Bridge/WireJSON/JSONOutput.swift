@@ -35,10 +35,10 @@ struct JSONOutput {
         guard value.isFinite else { return false }
         var text = value.description
         text.withUTF8 { utf8 in
-            let count = utf8.count
-            let endsInPointZero =
-                count > 2 && utf8[count - 2] == UInt8(ascii: ".") && utf8[count - 1] == UInt8(ascii: "0")
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(endsInPointZero ? count - 2 : count)]))
+            let text = WireJSONBytes(base: utf8.baseAddress, count: utf8.count)
+            let count = text.count
+            let endsInPointZero = text[count - 2] == UInt8(ascii: ".") && text[count - 1] == UInt8(ascii: "0")
+            bytes.append(contentsOf: text.buffer(0..<(endsInPointZero && count > 2 ? count - 2 : count)))
         }
         return true
     }
@@ -80,7 +80,10 @@ func appendDecimalDigits(_ value: UInt64, to output: inout [UInt8]) {
 /// is, in runs found eight bytes at a time.
 func appendJSONString(_ text: String, to output: inout [UInt8], escapingSlash: Bool = false) {
     var text = text
-    text.withUTF8 { utf8 in
+    text.withUTF8 { buffer in
+        // Read through the checked reader, as the decoder reads: the text may have come from
+        // the network, and an index mistake here must not read outside it.
+        let utf8 = WireJSONBytes(base: buffer.baseAddress, count: buffer.count)
         output.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
@@ -89,7 +92,7 @@ func appendJSONString(_ text: String, to output: inout [UInt8], escapingSlash: B
             guard index < utf8.count else { break }
             let byte = utf8[index]
             index += 1
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index - 1]))
+            output.append(contentsOf: utf8.buffer(runStart..<index - 1))
             runStart = index
             output.append(UInt8(ascii: "\\"))
             switch byte {
@@ -108,17 +111,16 @@ func appendJSONString(_ text: String, to output: inout [UInt8], escapingSlash: B
             default: output.append(byte)
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        output.append(contentsOf: utf8.buffer(runStart..<utf8.count))
         output.append(UInt8(ascii: "\""))
     }
 }
 
 /// Where the text starting at `offset` next needs an escape (or its end).
 @inline(__always)
-private func endOfUnescaped(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int, escapingSlash: Bool) -> Int {
+private func endOfUnescaped(_ utf8: WireJSONBytes, from offset: Int, escapingSlash: Bool) -> Int {
     var position = offset
-    while position + 8 <= utf8.count {
-        let word = EightBytes.load(utf8, at: position)
+    while let word = utf8.word(at: position) {
         var stops =
             EightBytes.below(0x20, word) | EightBytes.equal(UInt8(ascii: "\""), word)
             | EightBytes.equal(UInt8(ascii: "\\"), word)

@@ -10,7 +10,15 @@ import Foundation
 /// reproduce exactly (a `Date`, `Data`, `URL` or `Decimal`, a `Float`, a NaN, a repeated key, an
 /// unusual number form, a malformed document...), they give up with ``WireJSONUnsupported`` and
 /// the value is coded by Foundation from scratch, so Foundation's output and Foundation's errors
-/// stay authoritative.
+/// stay authoritative: `decode` gives exactly what Foundation's `JSONDecoder()` gives for the
+/// same bytes and type, a value or an error, on every platform. (Zeros written with an exponent,
+/// such as `0e1`, are valid JSON that Foundation on Linux refuses as a `Double` in some forms
+/// and not others; they are left to it, rather than accepted here and refused whenever some
+/// other member makes the value go to Foundation.)
+///
+/// The wire decoder reads bytes from the network: every read is checked against the end of the
+/// document (see `WireJSONBytes`), so bytes that are not what a caller said they were make it
+/// refuse, never read outside them.
 ///
 /// One difference is deliberate: object members are written in the order they are encoded.
 /// Foundation on Linux keeps members in a `Dictionary` and writes them in hash order, which

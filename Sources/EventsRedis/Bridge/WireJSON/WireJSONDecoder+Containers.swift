@@ -4,11 +4,11 @@
 /// A member of an object: where its name is and where its value starts. (Not nested in the
 /// generic container: a generic's nested type costs a metadata lookup on every use.)
 struct WireJSONMember {
-    let name: JSONScanner.StringToken
+    let name: WireJSONToken
     let value: Int
     /// The value's token when it is a string, found while scanning past it: decoding it then
     /// makes the string without scanning it again.
-    let string: JSONScanner.StringToken?
+    let string: WireJSONToken?
 }
 
 /// Finds the members of an object for a keyed container. Not in the container: the container is
@@ -18,50 +18,60 @@ enum WireJSONObjectScan {
     /// where they are and, for a large object, where its member indexes by name are. Throws
     /// when two members have the same name (Foundation keeps one of them; which one is its
     /// business).
-    static func members(of offset: Int, _ decoder: WireJSONDecoder) throws -> (range: Range<Int>, indexTable: Int?) {
-        let bytes = decoder.bytes
-        let first = decoder.memberTable.count
-        var index = decoder.skipWhitespace(from: offset + 1)
+    static func members(
+        of offset: Int, in bytes: WireJSONBytes, _ decoder: WireJSONDecoder
+    ) throws -> (range: Range<Int>, indexTable: Int?) {
+        // Every step checks the byte it stands on: the walk never relies on the document
+        // having been validated (see `WireJSONBytes`).
+        var first: Int?
+        var last = 0
+        var index = bytes.skipWhitespace(from: offset + 1)
         if bytes[index] != UInt8(ascii: "}") {
             while true {
-                let name = decoder.stringToken(at: index)
-                index = decoder.skipWhitespace(from: name.content.upperBound + 1) + 1  // past ':'
-                let value = decoder.skipWhitespace(from: index)
+                let name = try decoder.stringToken(at: index, in: bytes)
+                index = bytes.skipWhitespace(from: name.content.upperBound + 1)
+                guard bytes[index] == UInt8(ascii: ":") else { throw decoder.fail("expected ':'") }
+                let value = bytes.skipWhitespace(from: index + 1)
                 let end: Int
-                var string: JSONScanner.StringToken?
+                var string: WireJSONToken?
                 if bytes[value] == UInt8(ascii: "\"") {
-                    let token = decoder.stringToken(at: value)
+                    let token = try decoder.stringToken(at: value, in: bytes)
                     string = token
                     end = token.content.upperBound + 1
                 } else {
-                    end = decoder.end(ofValueAt: value)
+                    end = try decoder.end(ofValueAt: value, in: bytes)
                 }
-                decoder.appendMember(WireJSONMember(name: name, value: value, string: string))
-                index = decoder.skipWhitespace(from: end)
+                last = decoder.appendMember(WireJSONMember(name: name, value: value, string: string))
+                if first == nil { first = last }
+                index = bytes.skipWhitespace(from: end)
                 if bytes[index] == UInt8(ascii: "}") { break }
-                index = decoder.skipWhitespace(from: index + 1)  // past ','
+                guard bytes[index] == UInt8(ascii: ",") else { throw decoder.fail("expected ',' or '}'") }
+                index = bytes.skipWhitespace(from: index + 1)
             }
         }
-        let members = first..<decoder.memberTable.count
+        // (An empty object's run is empty, wherever it starts.)
+        let members = first.map { $0..<last + 1 } ?? 0..<0
         guard members.count > 16 else {
-            if hasRepeatedName(members, decoder) { throw decoder.fail("an object repeats a member name") }
+            if hasRepeatedName(members, bytes, decoder) { throw decoder.fail("an object repeats a member name") }
             return (members, nil)
         }
         // Names compare as Swift strings, as in Foundation's dictionary.
         var indexes = [String: Int](minimumCapacity: members.count)
         for index in members
-        where indexes.updateValue(index, forKey: decoder.string(decoder.memberTable[index].name)) != nil {
+        where indexes.updateValue(index, forKey: bytes.string(decoder.memberTable[index].name)) != nil {
             throw decoder.fail("an object repeats a member name")
         }
         return (members, decoder.appendMemberIndexTable(indexes))
     }
 
     /// Whether two of a few members have the same name.
-    private static func hasRepeatedName(_ members: Range<Int>, _ decoder: WireJSONDecoder) -> Bool {
+    private static func hasRepeatedName(
+        _ members: Range<Int>, _ bytes: WireJSONBytes, _ decoder: WireJSONDecoder
+    ) -> Bool {
         guard members.count > 1 else { return false }
         let table = decoder.memberTable
         for later in members.dropFirst() {
-            for earlier in members.lowerBound..<later where sameName(table[earlier].name, table[later].name, decoder) {
+            for earlier in members.lowerBound..<later where sameName(table[earlier].name, table[later].name, bytes) {
                 return true
             }
         }
@@ -69,20 +79,18 @@ enum WireJSONObjectScan {
     }
 
     /// Names compare as Swift strings do; plain ASCII names by bytes, which agrees.
-    private static func sameName(
-        _ a: JSONScanner.StringToken, _ b: JSONScanner.StringToken, _ decoder: WireJSONDecoder
-    ) -> Bool {
+    private static func sameName(_ a: WireJSONToken, _ b: WireJSONToken, _ bytes: WireJSONBytes) -> Bool {
         if a.isASCII && b.isASCII && !a.hasEscapes && !b.hasEscapes {
-            let bytes = decoder.bytes
-            return UnsafeBufferPointer(rebasing: bytes[a.content]).hasSameBytes(
-                as: UnsafeBufferPointer(rebasing: bytes[b.content]))
+            return bytes.sameBytes(a.content, bytes.buffer(b.content))
         }
-        return decoder.string(a) == decoder.string(b)
+        return bytes.string(a) == bytes.string(b)
     }
 }
 
 struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: WireJSONDecoder
+    /// The decoder's document (see `WireJSONDecoder.container(keyedBy:)`).
+    let bytes: WireJSONBytes
     /// Where this container's members are in the decoder's `memberTable`.
     let members: Range<Int>
     /// Where the member indexes by name are in the decoder's `memberIndexTables`, for objects
@@ -99,11 +107,12 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let pathDepth: Int
     let nestedKeys: Range<Int>
 
-    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: Range<Int>) throws {
-        let members = try WireJSONObjectScan.members(of: offset, decoder)
+    init(decoder: WireJSONDecoder, bytes: WireJSONBytes, offset: Int, nestedKeys: Range<Int>) throws {
+        let members = try WireJSONObjectScan.members(of: offset, in: bytes, decoder)
         // Every property at once, after the last throw: the container is generic, and storing
         // some before a throw cost a copy of it through its value witnesses.
         self.decoder = decoder
+        self.bytes = bytes
         self.members = members.range
         self.memberIndexesByName = members.indexTable
         self.pathDepth = decoder.keys.count
@@ -115,7 +124,7 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     var allKeys: [Key] {
-        decoder.memberTable[members].compactMap { Key(stringValue: decoder.string($0.name)) }
+        decoder.memberTable[members].compactMap { Key(stringValue: bytes.string($0.name)) }
     }
 
     func contains(_ key: Key) -> Bool {
@@ -130,16 +139,15 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             return decoder.memberIndexTables[memberIndexesByName][key.stringValue].map { decoder.memberTable[$0] }
         }
         var name = key.stringValue
+        // One access to the table, not one per member.
+        let table = decoder.memberTable
         return name.withUTF8 { keyBytes -> WireJSONMember? in
             let keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
-            let bytes = decoder.bytes
             for index in members {
-                let member = decoder.memberTable[index]
+                let member = table[index]
                 if keyIsASCII && member.name.isASCII && !member.name.hasEscapes {
-                    if UnsafeBufferPointer(rebasing: bytes[member.name.content]).hasSameBytes(as: keyBytes) {
-                        return member
-                    }
-                } else if decoder.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
+                    if bytes.sameBytes(member.name.content, keyBytes) { return member }
+                } else if bytes.string(member.name) == String(decoding: keyBytes, as: UTF8.self) {
                     return member
                 }
             }
@@ -157,65 +165,65 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        decoder.isNull(at: try valueOffset(for: key))
+        decoder.isNull(at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.readBool(at: try valueOffset(for: key))
+        try decoder.readBool(at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let member = try valueMember(for: key)
-        if let token = member.string { return decoder.string(token) }
-        return try decoder.readString(at: member.value)
+        if let token = member.string { return bytes.string(token) }
+        return try decoder.readString(at: member.value, in: bytes)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.readDouble(at: try valueOffset(for: key))
+        try decoder.readDouble(at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try decoder.readFloat(at: try valueOffset(for: key))
+        try decoder.readFloat(at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.readInteger(Int.self, at: try valueOffset(for: key))
+        try decoder.readInteger(Int.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try decoder.readInteger(Int8.self, at: try valueOffset(for: key))
+        try decoder.readInteger(Int8.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try decoder.readInteger(Int16.self, at: try valueOffset(for: key))
+        try decoder.readInteger(Int16.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try decoder.readInteger(Int32.self, at: try valueOffset(for: key))
+        try decoder.readInteger(Int32.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decoder.readInteger(Int64.self, at: try valueOffset(for: key))
+        try decoder.readInteger(Int64.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try decoder.readInteger(UInt.self, at: try valueOffset(for: key))
+        try decoder.readInteger(UInt.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try decoder.readInteger(UInt8.self, at: try valueOffset(for: key))
+        try decoder.readInteger(UInt8.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try decoder.readInteger(UInt16.self, at: try valueOffset(for: key))
+        try decoder.readInteger(UInt16.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try decoder.readInteger(UInt32.self, at: try valueOffset(for: key))
+        try decoder.readInteger(UInt32.self, at: try valueOffset(for: key), in: bytes)
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try decoder.readInteger(UInt64.self, at: try valueOffset(for: key))
+        try decoder.readInteger(UInt64.self, at: try valueOffset(for: key), in: bytes)
     }
 
     // 128-bit integers: left to Foundation (the protocols' defaults would refuse them).
@@ -235,17 +243,17 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try valueOffset(for: key)
-        guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
+        guard bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
         return KeyedDecodingContainer(
             try WireJSONKeyedDecodingContainer<NestedKey>(
-                decoder: decoder, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key)))
+                decoder: decoder, bytes: bytes, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try valueOffset(for: key)
-        guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
+        guard bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
         return WireJSONUnkeyedDecodingContainer(
-            decoder: decoder, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key))
+            decoder: decoder, bytes: bytes, offset: offset, nestedKeys: decoder.appendNestedKeys(nestedKeys, key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -259,6 +267,8 @@ struct WireJSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
 struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: WireJSONDecoder
+    /// As in the keyed container.
+    let bytes: WireJSONBytes
     /// The offset of the opening bracket.
     let start: Int
     /// The offset of the next element, or of the closing bracket.
@@ -268,10 +278,11 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let pathDepth: Int
     let nestedKeys: Range<Int>
 
-    init(decoder: WireJSONDecoder, offset: Int, nestedKeys: Range<Int>) {
+    init(decoder: WireJSONDecoder, bytes: WireJSONBytes, offset: Int, nestedKeys: Range<Int>) {
         self.decoder = decoder
+        self.bytes = bytes
         self.start = offset
-        self.cursor = decoder.skipWhitespace(from: offset + 1)
+        self.cursor = bytes.skipWhitespace(from: offset + 1)
         self.pathDepth = decoder.keys.count
         self.nestedKeys = nestedKeys
     }
@@ -280,118 +291,133 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         Array(decoder.keys.prefix(pathDepth)) + decoder.nestedKeyTable[nestedKeys]
     }
 
+    /// The number of elements; nil (and the decode refused) when the array is not one a
+    /// validation would accept that far.
     var count: Int? {
-        var index = decoder.skipWhitespace(from: start + 1)
+        var index = bytes.skipWhitespace(from: start + 1)
         var count = 0
-        while decoder.bytes[index] != UInt8(ascii: "]") {
+        while bytes[index] != UInt8(ascii: "]") {
             count += 1
-            index = decoder.skipWhitespace(from: decoder.end(ofValueAt: index))
-            if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+            guard let end = bytes.end(ofValueAt: index) else {
+                _ = decoder.fail("the document ends inside an array")
+                return nil
+            }
+            index = bytes.skipWhitespace(from: end)
+            if bytes[index] == UInt8(ascii: ",") {
+                index = bytes.skipWhitespace(from: index + 1)
+            } else if bytes[index] != UInt8(ascii: "]") {
+                _ = decoder.fail("expected ',' or ']'")
+                return nil
+            }
         }
         return count
     }
 
-    var isAtEnd: Bool { decoder.bytes[cursor] == UInt8(ascii: "]") }
+    var isAtEnd: Bool { bytes[cursor] == UInt8(ascii: "]") }
 
     private func current() throws -> Int {
         guard !isAtEnd else { throw decoder.fail("no more elements") }
         return cursor
     }
 
-    private mutating func advance() {
-        var index = decoder.skipWhitespace(from: decoder.end(ofValueAt: cursor))
-        if decoder.bytes[index] == UInt8(ascii: ",") { index = decoder.skipWhitespace(from: index + 1) }
+    private mutating func advance() throws {
+        var index = bytes.skipWhitespace(from: try decoder.end(ofValueAt: cursor, in: bytes))
+        if bytes[index] == UInt8(ascii: ",") {
+            index = bytes.skipWhitespace(from: index + 1)
+        } else if bytes[index] != UInt8(ascii: "]") {
+            throw decoder.fail("expected ',' or ']'")
+        }
         cursor = index
         currentIndex += 1
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard decoder.isNull(at: try current()) else { return false }
-        advance()
+        guard decoder.isNull(at: try current(), in: bytes) else { return false }
+        try advance()
         return true
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
-        let value = try decoder.readBool(at: try current())
-        advance()
+        let value = try decoder.readBool(at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: String.Type) throws -> String {
-        let value = try decoder.readString(at: try current())
-        advance()
+        let value = try decoder.readString(at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
-        let value = try decoder.readDouble(at: try current())
-        advance()
+        let value = try decoder.readDouble(at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Float.Type) throws -> Float {
-        let value = try decoder.readFloat(at: try current())
-        advance()
+        let value = try decoder.readFloat(at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int.Type) throws -> Int {
-        let value = try decoder.readInteger(Int.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(Int.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int8.Type) throws -> Int8 {
-        let value = try decoder.readInteger(Int8.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(Int8.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int16.Type) throws -> Int16 {
-        let value = try decoder.readInteger(Int16.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(Int16.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int32.Type) throws -> Int32 {
-        let value = try decoder.readInteger(Int32.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(Int32.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: Int64.Type) throws -> Int64 {
-        let value = try decoder.readInteger(Int64.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(Int64.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt.Type) throws -> UInt {
-        let value = try decoder.readInteger(UInt.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(UInt.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
-        let value = try decoder.readInteger(UInt8.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(UInt8.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
-        let value = try decoder.readInteger(UInt16.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(UInt16.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
-        let value = try decoder.readInteger(UInt32.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(UInt32.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
-        let value = try decoder.readInteger(UInt64.self, at: try current())
-        advance()
+        let value = try decoder.readInteger(UInt64.self, at: try current(), in: bytes)
+        try advance()
         return value
     }
 
@@ -406,7 +432,7 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try decoder.decodeValue(
             type, at: try current(), nestedKeys: nestedKeys, key: WireJSONIndexKey(index: currentIndex))
-        advance()
+        try advance()
         return value
     }
 
@@ -414,21 +440,21 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try current()
-        guard decoder.bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
+        guard bytes[offset] == UInt8(ascii: "{") else { throw decoder.fail("expected an object") }
         let container = try WireJSONKeyedDecodingContainer<NestedKey>(
-            decoder: decoder, offset: offset,
+            decoder: decoder, bytes: bytes, offset: offset,
             nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
-        advance()
+        try advance()
         return KeyedDecodingContainer(container)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let offset = try current()
-        guard decoder.bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
+        guard bytes[offset] == UInt8(ascii: "[") else { throw decoder.fail("expected an array") }
         let container = WireJSONUnkeyedDecodingContainer(
-            decoder: decoder, offset: offset,
+            decoder: decoder, bytes: bytes, offset: offset,
             nestedKeys: decoder.appendNestedKeys(nestedKeys, WireJSONIndexKey(index: currentIndex)))
-        advance()
+        try advance()
         return container
     }
 
@@ -439,68 +465,70 @@ struct WireJSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
 struct WireJSONSingleValueDecodingContainer: SingleValueDecodingContainer {
     let decoder: WireJSONDecoder
+    /// As in the keyed container.
+    let bytes: WireJSONBytes
     let offset: Int
 
     var codingPath: [any CodingKey] { decoder.keys }
 
     func decodeNil() -> Bool {
-        decoder.isNull(at: offset)
+        decoder.isNull(at: offset, in: bytes)
     }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        try decoder.readBool(at: offset)
+        try decoder.readBool(at: offset, in: bytes)
     }
 
     func decode(_ type: String.Type) throws -> String {
-        try decoder.readString(at: offset)
+        try decoder.readString(at: offset, in: bytes)
     }
 
     func decode(_ type: Double.Type) throws -> Double {
-        try decoder.readDouble(at: offset)
+        try decoder.readDouble(at: offset, in: bytes)
     }
 
     func decode(_ type: Float.Type) throws -> Float {
-        try decoder.readFloat(at: offset)
+        try decoder.readFloat(at: offset, in: bytes)
     }
 
     func decode(_ type: Int.Type) throws -> Int {
-        try decoder.readInteger(Int.self, at: offset)
+        try decoder.readInteger(Int.self, at: offset, in: bytes)
     }
 
     func decode(_ type: Int8.Type) throws -> Int8 {
-        try decoder.readInteger(Int8.self, at: offset)
+        try decoder.readInteger(Int8.self, at: offset, in: bytes)
     }
 
     func decode(_ type: Int16.Type) throws -> Int16 {
-        try decoder.readInteger(Int16.self, at: offset)
+        try decoder.readInteger(Int16.self, at: offset, in: bytes)
     }
 
     func decode(_ type: Int32.Type) throws -> Int32 {
-        try decoder.readInteger(Int32.self, at: offset)
+        try decoder.readInteger(Int32.self, at: offset, in: bytes)
     }
 
     func decode(_ type: Int64.Type) throws -> Int64 {
-        try decoder.readInteger(Int64.self, at: offset)
+        try decoder.readInteger(Int64.self, at: offset, in: bytes)
     }
 
     func decode(_ type: UInt.Type) throws -> UInt {
-        try decoder.readInteger(UInt.self, at: offset)
+        try decoder.readInteger(UInt.self, at: offset, in: bytes)
     }
 
     func decode(_ type: UInt8.Type) throws -> UInt8 {
-        try decoder.readInteger(UInt8.self, at: offset)
+        try decoder.readInteger(UInt8.self, at: offset, in: bytes)
     }
 
     func decode(_ type: UInt16.Type) throws -> UInt16 {
-        try decoder.readInteger(UInt16.self, at: offset)
+        try decoder.readInteger(UInt16.self, at: offset, in: bytes)
     }
 
     func decode(_ type: UInt32.Type) throws -> UInt32 {
-        try decoder.readInteger(UInt32.self, at: offset)
+        try decoder.readInteger(UInt32.self, at: offset, in: bytes)
     }
 
     func decode(_ type: UInt64.Type) throws -> UInt64 {
-        try decoder.readInteger(UInt64.self, at: offset)
+        try decoder.readInteger(UInt64.self, at: offset, in: bytes)
     }
 
     func decode(_ type: Int128.Type) throws -> Int128 {

@@ -12,35 +12,31 @@ import Foundation
 /// carries on (`(try? container.decode(Int.self, forKey: .n)) ?? 0` must see what Foundation
 /// would have given it).
 final class WireJSONDecoder {
-    /// A copy of the document, in the decoder's own buffer (`storage`), so that containers can
-    /// read it at any offset for as long as they live. Reads need no bounds checks: the document
-    /// was validated, so every offset a container computes lies inside it.
-    @exclusivity(unchecked) private(set) var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// The document being decoded: a copy of it in the decoder's own buffer (`storage`), so
+    /// that containers can read it at any offset for as long as they live. Every read is
+    /// checked (see ``WireJSONBytes``): none depends on the document having been validated.
+    private(set) var bytes = WireJSONBytes(base: nil, count: 0)
     /// Owned by the decoder (freed in `deinit`) and kept between decodes (see `spare`).
-    @exclusivity(unchecked) private var storage = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
-    // Like the encoder's state: every access to these is short and calls out to no other code,
-    // and a decoder is used by one thread at a time, so accesses never overlap and need no
-    // dynamic exclusivity checks.
+    private var storage = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    // No property turns off exclusivity checking: the types' own `init(from:)` drive every
+    // access here, and a checked access is the one that cannot be made to overlap unseen.
 
     /// Where the value being decoded starts.
-    @exclusivity(unchecked) private(set) var valueOffset = 0
+    private(set) var valueOffset = 0
     /// The keys of the values being decoded, outermost first.
-    @exclusivity(unchecked) private(set) var keys: [any CodingKey] = []
-    @exclusivity(unchecked) private var refusal: String?
-    /// The members of every keyed container made during this decode, each container's in one
-    /// run (see `appendMember`). Never trimmed during a decode, so a container's run stays
-    /// valid for as long as the container lives: a decoder that a container outlives is not
-    /// used again (see ``SpareCoder``). In the decoder rather than in each container, so that a
-    /// container costs no array of its own and copying it (which the standard library's box
-    /// does for each value decoded) retains less.
-    @exclusivity(unchecked) private(set) var memberTable: [WireJSONMember] = []
+    private(set) var keys: [any CodingKey] = []
+    /// What containers record during a decode: in one property so that making the decoder
+    /// ready for the next decode is one checked access, not one per table.
+    private var tables = WireJSONDecoderTables()
+
+    /// The members of every keyed container made during this decode (see
+    /// ``WireJSONDecoderTables/members``).
+    var memberTable: [WireJSONMember] { tables.members }
     /// The nested keys of the containers made during this decode (see
-    /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
-    /// during a decode, like `memberTable`.
-    @exclusivity(unchecked) private(set) var nestedKeyTable: [any CodingKey] = []
-    /// The indexes in `memberTable` by name of the members of the large objects decoded so far
-    /// (see `WireJSONKeyedDecodingContainer.memberIndexesByName`); never trimmed during a decode.
-    @exclusivity(unchecked) private(set) var memberIndexTables: [[String: Int]] = []
+    /// ``WireJSONDecoderTables/nestedKeys``).
+    var nestedKeyTable: [any CodingKey] { tables.nestedKeys }
+    /// The member indexes of large objects (see ``WireJSONDecoderTables/memberIndexes``).
+    var memberIndexTables: [[String: Int]] { tables.memberIndexes }
 
     private init() {}
 
@@ -60,46 +56,34 @@ final class WireJSONDecoder {
             storage.deallocate()
             storage = .allocate(capacity: max(range.count, 512))
         }
-        source.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(storage).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
-        }
-        bytes = UnsafeBufferPointer(rebasing: storage[..<range.count])
-        valueOffset = 0
-        keys.truncate(to: 0)
-        // A document of many objects leaves a large table; a spare decoder keeps a small one.
-        if memberTable.capacity <= Self.largestSpareMemberTable {
-            memberTable.truncate(to: 0)
-        } else {
-            memberTable = []
-        }
-        if !nestedKeyTable.isEmpty { nestedKeyTable = [] }
-        if !memberIndexTables.isEmpty { memberIndexTables = [] }
-        refusal = nil
+        // An array slice: its bounds are checked, so a range outside `source` traps.
+        source[range].withUnsafeBytes { UnsafeMutableRawBufferPointer(storage).copyMemory(from: $0) }
+        bytes = WireJSONBytes(base: UnsafePointer(storage.baseAddress), count: range.count)
+        // `valueOffset` and `keys` need no reset: every decode leaves them as it found them
+        // (`decodeValue` restores both, on a throw too).
+        tables.reset()
     }
 
     /// The most members a spare decoder's table keeps room for.
     static let largestSpareMemberTable = 1024
 
-    /// Records a member of the keyed container being made.
-    func appendMember(_ member: WireJSONMember) {
-        memberTable.append(member)
+    /// Records a member of the keyed container being made; returns its index in `memberTable`.
+    @discardableResult
+    func appendMember(_ member: WireJSONMember) -> Int {
+        tables.appendMember(member)
     }
 
     /// Records the nested keys of a container inside another: the outer one's (`outer`, a run
     /// of `nestedKeyTable`) and then `key`. Returns where they are.
     func appendNestedKeys(_ outer: Range<Int>, _ key: any CodingKey) -> Range<Int> {
-        let start = nestedKeyTable.count
-        // One by one: appending a slice of the table to itself would copy the whole table.
-        for index in outer { nestedKeyTable.append(nestedKeyTable[index]) }
-        nestedKeyTable.append(key)
-        return start..<nestedKeyTable.count
+        tables.appendNestedKeys(outer, key)
     }
 
     /// Records the member indexes of a large object; returns where they are in
     /// `memberIndexTables`.
     func appendMemberIndexTable(_ indexes: [String: Int]) -> Int {
-        memberIndexTables.append(indexes)
-        return memberIndexTables.count - 1
+        tables.memberIndexes.append(indexes)
+        return tables.memberIndexes.count - 1
     }
 
     /// The deepest document the wire decoder reads; Foundation reads deeper ones.
@@ -107,7 +91,8 @@ final class WireJSONDecoder {
 
     /// Decodes the JSON at `range` of `bytes` (all of them by default; copied once, into the
     /// decoder's own buffer), validating it first unless `validatedDepth` says it was validated
-    /// (by a `JSONScanner`, as strictly) and how deep it is nested.
+    /// (by a `JSONScanner`, as strictly) and how deep it is nested. Bytes wrongly said to be
+    /// validated are never read outside: the decode refuses, or gives some value.
     static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], in range: Range<Int>? = nil, validatedDepth: Int? = nil
     ) throws -> Value {
@@ -123,22 +108,27 @@ final class WireJSONDecoder {
                 throw WireJSONUnsupported(reason: "nested deeper than \(maximumDepth) levels")
             }
         } else {
-            var scanner = JSONScanner(decoder.bytes, maxDepth: maximumDepth)
-            do {
-                try scanner.validateDocument()
-            } catch {
-                throw WireJSONUnsupported(reason: "not strictly valid JSON: \(error.message)")
+            let failure: JSONScanner.Failure? = bytes[range].withUnsafeBufferPointer {
+                document -> JSONScanner.Failure? in
+                var scanner = JSONScanner(document, maxDepth: maximumDepth)
+                do throws(JSONScanner.Failure) {
+                    try scanner.validateDocument()
+                    return nil
+                } catch {
+                    return error
+                }
             }
+            if let failure { throw WireJSONUnsupported(reason: "not strictly valid JSON: \(failure.message)") }
         }
-        let start = decoder.skipWhitespace(from: 0)
+        let start = decoder.bytes.skipWhitespace(from: 0)
         let value = try decoder.decodeValue(type, at: start)
-        if let refusal = decoder.refusal { throw WireJSONUnsupported(reason: refusal) }
+        if let refusal = decoder.tables.refusal { throw WireJSONUnsupported(reason: refusal) }
         return value
     }
 
     /// Refuses the whole decode (see the type's comment) and returns the error to throw.
     func fail(_ reason: String) -> WireJSONUnsupported {
-        if refusal == nil { refusal = reason }
+        tables.refuse(reason)
         return WireJSONUnsupported(reason: reason)
     }
 
@@ -148,7 +138,7 @@ final class WireJSONDecoder {
         _ type: Value.Type, at offset: Int, nestedKeys: Range<Int>, key: any CodingKey
     ) throws -> Value {
         let outerKeyCount = keys.count
-        if !nestedKeys.isEmpty { keys.append(contentsOf: nestedKeyTable[nestedKeys]) }
+        if !nestedKeys.isEmpty { keys.append(contentsOf: tables.nestedKeys[nestedKeys]) }
         keys.append(key)
         defer { keys.truncate(to: outerKeyCount) }
         return try decodeValue(type, at: offset)
@@ -173,105 +163,27 @@ final class WireJSONDecoder {
 
     // MARK: - Reading in place
 
-    /// The offset just past the value at `offset` (the document is valid, so no checks).
-    func end(ofValueAt offset: Int) -> Int {
-        var index = offset
-        switch bytes[index] {
-        case UInt8(ascii: "\""):
-            return end(ofStringAt: index)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            while true {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "\""):
-                    index = end(ofStringAt: index)
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default:
-                    break
-                }
-                index += 1
-            }
-        default:
-            // A number or a literal: it ends at a separator, a bracket or whitespace.
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return index
-                default: index += 1
-                }
-            }
-            return index
-        }
+    /// The offset just past the value at `offset`; refuses the decode when no value starts
+    /// there or the document ends inside it.
+    func end(ofValueAt offset: Int, in bytes: WireJSONBytes) throws -> Int {
+        guard let end = bytes.end(ofValueAt: offset) else { throw fail("the document ends inside a value") }
+        return end
     }
 
-    /// The offset just past the string whose opening quote is at `offset`.
-    private func end(ofStringAt offset: Int) -> Int {
-        stringToken(at: offset).content.upperBound + 1
-    }
-
-    func skipWhitespace(from offset: Int) -> Int {
-        var index = offset
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { break }
-            index += 1
-        }
-        return index
-    }
-
-    /// The string token at `offset`, whose opening quote is there.
-    func stringToken(at offset: Int) -> JSONScanner.StringToken {
-        var index = offset + 1
-        var hasEscapes = false
-        var nonASCII: UInt8 = 0
-        var nonASCIIWords: UInt64 = 0
-        while true {
-            // The document is valid: the string closes before its end. Skip eight bytes at a time
-            // while they hold neither a quote nor a backslash.
-            while index + 8 <= bytes.count {
-                let word = EightBytes.load(bytes, at: index)
-                let stops = EightBytes.equal(UInt8(ascii: "\""), word) | EightBytes.equal(UInt8(ascii: "\\"), word)
-                if stops != 0 {
-                    // Only the bytes before the stop belong to the string (so far).
-                    let before = EightBytes.first(stops)
-                    nonASCIIWords |= word & ((1 << UInt64(8 * before)) &- 1)
-                    index += before
-                    break
-                }
-                nonASCIIWords |= word
-                index += 8
-            }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { break }
-            if byte == UInt8(ascii: "\\") {
-                hasEscapes = true
-                index += 2
-            } else {
-                nonASCII |= byte
-                index += 1
-            }
-        }
-        return JSONScanner.StringToken(
-            content: offset + 1..<index, hasEscapes: hasEscapes,
-            isASCII: nonASCII < 0x80 && !EightBytes.anyNonASCII(nonASCIIWords))
-    }
-
-    func string(_ token: JSONScanner.StringToken) -> String {
-        JSONScanner(bytes).string(token)
+    /// The string token at `offset`, whose opening quote is there; refuses the decode when the
+    /// document ends inside it.
+    func stringToken(at offset: Int, in bytes: WireJSONBytes) throws -> WireJSONToken {
+        guard let token = bytes.stringToken(at: offset) else { throw fail("expected a closed string") }
+        return token
     }
 
     // MARK: - Scalars
 
-    func isNull(at offset: Int) -> Bool {
+    func isNull(at offset: Int, in bytes: WireJSONBytes) -> Bool {
         bytes[offset] == UInt8(ascii: "n")
     }
 
-    func readBool(at offset: Int) throws -> Bool {
+    func readBool(at offset: Int, in bytes: WireJSONBytes) throws -> Bool {
         switch bytes[offset] {
         case UInt8(ascii: "t"): return true
         case UInt8(ascii: "f"): return false
@@ -279,14 +191,16 @@ final class WireJSONDecoder {
         }
     }
 
-    func readString(at offset: Int) throws -> String {
+    func readString(at offset: Int, in bytes: WireJSONBytes) throws -> String {
         guard bytes[offset] == UInt8(ascii: "\"") else { throw fail("expected a String") }
-        return string(stringToken(at: offset))
+        return bytes.string(try stringToken(at: offset, in: bytes))
     }
 
     /// Reads an integer written as plain digits; other forms (`1.0`, `1e2`, which Foundation
     /// accepts when the value is whole) and values out of range are left to Foundation.
-    func readInteger<Integer: FixedWidthInteger>(_ type: Integer.Type, at offset: Int) throws -> Integer {
+    func readInteger<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at offset: Int, in bytes: WireJSONBytes
+    ) throws -> Integer {
         var index = offset
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -319,40 +233,45 @@ final class WireJSONDecoder {
     }
 
     /// Reads a double. Foundation refuses numbers that overflow or underflow (`1e400`,
-    /// `1e-400`); subnormal results are left to it as well.
-    func readDouble(at offset: Int) throws -> Double {
-        let text = try numberText(at: offset)
+    /// `1e-400`); subnormal results are left to it as well, and so are zeros written with an
+    /// exponent (see `isPlainZero`).
+    func readDouble(at offset: Int, in bytes: WireJSONBytes) throws -> Double {
+        let text = try numberText(at: offset, in: bytes)
         guard let value = Double(text), value.isFinite, !value.isSubnormal else {
             throw fail("a number left to Foundation")
         }
-        // Nonzero digits that round to zero underflow.
-        guard value != 0 || isZeroMantissa(text) else { throw fail("a number that underflows") }
+        guard value != 0 || isPlainZero(text) else { throw fail("a zero left to Foundation") }
         return value
     }
 
     /// Reads a float only when parsing it directly and through a double agree (whichever way
     /// Foundation goes, it gets this value); anything else is left to Foundation.
-    func readFloat(at offset: Int) throws -> Float {
-        let text = try numberText(at: offset)
+    func readFloat(at offset: Int, in bytes: WireJSONBytes) throws -> Float {
+        let text = try numberText(at: offset, in: bytes)
         guard let direct = Float(text), let double = Double(text), direct.isFinite, !direct.isSubnormal,
-            Float(double) == direct, direct != 0 || isZeroMantissa(text)
+            Float(double) == direct, direct != 0 || isPlainZero(text)
         else { throw fail("a number left to Foundation") }
         return direct
     }
 
-    private func numberText(at offset: Int) throws -> String {
+    private func numberText(at offset: Int, in bytes: WireJSONBytes) throws -> String {
         let byte = bytes[offset]
         guard byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else {
             throw fail("expected a number")
         }
-        let end = end(ofValueAt: offset)
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+        let end = try end(ofValueAt: offset, in: bytes)
+        return String(decoding: bytes.buffer(offset..<end), as: UTF8.self)
     }
 
-    /// Whether a number's digits before its exponent are all zeros.
-    private func isZeroMantissa(_ text: String) -> Bool {
+    /// Whether a number that reads as zero is written without an exponent, with zeros only
+    /// (`0`, `-0.00`): the zeros Foundation reads alike everywhere. Nonzero digits that round
+    /// to zero underflow, which Foundation refuses. Zeros with an exponent are valid JSON, but
+    /// Foundation's `JSONDecoder` on Linux refuses some of them as a `Double` or `Float` (`0e1`
+    /// through `0e9`, `0.00e1`, `-0.0e1`, not `0e10` or `0.0e1`): they are left to it, so that
+    /// they decode, or fail, exactly as Foundation decides on each platform.
+    private func isPlainZero(_ text: String) -> Bool {
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return true }
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return false }
             if byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9") { return false }
         }
         return true
@@ -363,18 +282,73 @@ extension WireJSONDecoder: Decoder {
     var codingPath: [any CodingKey] { keys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    // Each container keeps its own copy of `bytes` (a pointer and a count): reading a class
+    // property is an exclusivity-checked access, and the containers read bytes on every call.
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard bytes[valueOffset] == UInt8(ascii: "{") else { throw fail("expected an object") }
+        let (bytes, offset) = (self.bytes, valueOffset)
+        guard bytes[offset] == UInt8(ascii: "{") else { throw fail("expected an object") }
         return KeyedDecodingContainer(
-            try WireJSONKeyedDecodingContainer<Key>(decoder: self, offset: valueOffset, nestedKeys: 0..<0))
+            try WireJSONKeyedDecodingContainer<Key>(decoder: self, bytes: bytes, offset: offset, nestedKeys: 0..<0))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard bytes[valueOffset] == UInt8(ascii: "[") else { throw fail("expected an array") }
-        return WireJSONUnkeyedDecodingContainer(decoder: self, offset: valueOffset, nestedKeys: 0..<0)
+        let (bytes, offset) = (self.bytes, valueOffset)
+        guard bytes[offset] == UInt8(ascii: "[") else { throw fail("expected an array") }
+        return WireJSONUnkeyedDecodingContainer(decoder: self, bytes: bytes, offset: offset, nestedKeys: 0..<0)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        WireJSONSingleValueDecodingContainer(decoder: self, offset: valueOffset)
+        WireJSONSingleValueDecodingContainer(decoder: self, bytes: bytes, offset: valueOffset)
+    }
+}
+
+/// What the containers of one decode record in their decoder.
+struct WireJSONDecoderTables {
+    /// The members of every keyed container made during this decode, each container's in one
+    /// run (see `appendMember`). Never trimmed during a decode, so a container's run stays
+    /// valid for as long as the container lives: a decoder that a container outlives is not
+    /// used again (see ``SpareCoder``). In the decoder rather than in each container, so that a
+    /// container costs no array of its own and copying it (which the standard library's box
+    /// does for each value decoded) retains less.
+    var members: [WireJSONMember] = []
+    /// The nested keys of the containers made during this decode (see
+    /// `WireJSONKeyedDecodingContainer.nestedKeys`), each container's in one run; never trimmed
+    /// during a decode, like `members`.
+    var nestedKeys: [any CodingKey] = []
+    /// The indexes in `members` by name of the members of the large objects decoded so far
+    /// (see `WireJSONKeyedDecodingContainer.memberIndexesByName`); never trimmed during a decode.
+    var memberIndexes: [[String: Int]] = []
+    /// Why the decode is refused, once something refused it (see `WireJSONDecoder.fail`).
+    var refusal: String?
+
+    /// Empties the tables for the next decode.
+    mutating func reset() {
+        // A document of many objects leaves a large table; a spare decoder keeps a small one.
+        if members.capacity <= WireJSONDecoder.largestSpareMemberTable {
+            members.truncate(to: 0)
+        } else {
+            members = []
+        }
+        if !nestedKeys.isEmpty { nestedKeys = [] }
+        if !memberIndexes.isEmpty { memberIndexes = [] }
+        refusal = nil
+    }
+
+    mutating func appendMember(_ member: WireJSONMember) -> Int {
+        members.append(member)
+        return members.count - 1
+    }
+
+    mutating func appendNestedKeys(_ outer: Range<Int>, _ key: any CodingKey) -> Range<Int> {
+        let start = nestedKeys.count
+        // One by one: appending a slice of the table to itself would copy the whole table.
+        for index in outer { nestedKeys.append(nestedKeys[index]) }
+        nestedKeys.append(key)
+        return start..<nestedKeys.count
+    }
+
+    mutating func refuse(_ reason: String) {
+        if refusal == nil { refusal = reason }
     }
 }
