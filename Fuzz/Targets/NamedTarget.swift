@@ -2,8 +2,9 @@
 //
 // The input is read as a list of entries (a key kind, a value kind, a few bytes); some names
 // get a `PayloadKey` passed to the bridge. For the payload the bridge makes:
-// - every `userInfo` entry is there under its name, as a value or as an unbridged type name,
-//   never dropped;
+// - every `userInfo` entry is there, as a value or as an unbridged type name, never dropped:
+//   under its name, or, for a key that prints like another key, the `String` key keeps the
+//   name and each other key is reported under a name of its own;
 // - a value is carried exactly when its key's type or a well-known exact type takes it, with
 //   its value unchanged;
 // - reading with a key of the right type gives the value; of another type, a type mismatch;
@@ -47,7 +48,7 @@ public func fuzzNamed(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var made: [String: Made] = [:]
     var keys: [PayloadKeys] = []
     var keyed: Set<String> = []
-    var collided = false
+    var collidedNames: Set<String> = []
     while input.position < input.bytes.count, userInfo.count < 12 {
         let kinds = input.byte()
         let a = input.byte()
@@ -102,31 +103,33 @@ public func fuzzNamed(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             value = Poked(count: number)
             kind = .event(Poked(count: number))
         }
-        if userInfo[key] == nil, made[name] != nil { collided = true }
+        if userInfo[key] == nil, made[name] != nil { collidedNames.insert(name) }
         userInfo[key] = value
         made[name] = kind
     }
-    if collided {
+    if !collidedNames.isEmpty {
         namedTally.count("names-collide")
     }
     let notification = Notification(name: Notification.Name("fuzz"), object: nil, userInfo: userInfo)
-    let keysByName = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    let keysByName = Dictionary(grouping: keys, by: \.name)
     let (_, data, payload) = NotificationBridge.carry(notification, keys: keysByName)
     fuzzCheck(data == nil, "data from a notification without an object")
     let event = NamedEvent(name: "fuzz", sender: nil, data: nil, payload: payload)
     _ = event.description
     _ = payload.description
 
-    // Every entry is there under its name (when two keys share a name, one of them).
-    if !collided {
-        fuzzCheck(
-            payload.entries.count == userInfo.count,
-            "\(userInfo.count) userInfo entries, \(payload.entries.count) in the payload")
-    }
+    // Every entry is there: none is dropped or overwritten, even when keys print alike.
+    fuzzCheck(
+        payload.entries.count == userInfo.count,
+        "\(userInfo.count) userInfo entries, \(payload.entries.count) in the payload")
     for (key, value) in userInfo {
         let name = key.base as? String ?? String(describing: key.base)
+        if collidedNames.contains(name) {
+            // A `String` key keeps its name; the others are reported under names of their own.
+            if key.base is String, payload.entries[name] == nil { fuzzFailure("the string key \(name) lost its name") }
+            continue
+        }
         guard let entry = payload.entries[name] else { fuzzFailure("the entry \(name) was dropped") }
-        if collided { continue }
         let kind = made[name]!
         switch (kind, entry) {
         case (.wellKnown(let expected), .value(let carried)):
@@ -142,7 +145,7 @@ public func fuzzNamed(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             } catch {
                 fuzzCheck(error.problem == .typeMismatch, "\(name) misread: \(error)")
             }
-        case (.keyed, .unbridged(let typeName)):
+        case (.keyed, .unbridged(let typeName, _)):
             fuzzCheck(!keyed.contains(name), "\(name) not carried though its key was given")
             fuzzCheck(typeName == "Carried", "\(name) recorded as \(typeName)")
             do {
@@ -151,7 +154,7 @@ public func fuzzNamed(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             } catch {
                 fuzzCheck(error.problem == .notBridged, "\(name) misread: \(error)")
             }
-        case (.opaque(let expected), .unbridged(let typeName)):
+        case (.opaque(let expected), .unbridged(let typeName, _)):
             fuzzCheck(typeName.hasSuffix(expected), "\(name) recorded as \(typeName), not \(expected)")
         case (.event(let expected), .value(let carried)):
             fuzzCheck((carried as? Poked) == expected, "\(name) changed on the way")
