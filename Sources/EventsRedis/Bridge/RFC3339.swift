@@ -56,17 +56,18 @@ enum RFC3339 {
 
     /// The date a timestamp names, or `nil` when it is not an RFC 3339 date-time.
     static func date(from text: String) -> Date? {
-        date(fromUTF8: text.utf8.span)
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
     }
 
     /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
     static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        date(fromUTF8: bytes.span)
+        date(fromUTF8: CheckedBytes(bytes))
     }
 
     /// The date a timestamp's UTF-8 bytes name, or `nil` when it is not an RFC 3339 date-time.
-    /// The bytes come from the network: they are read as a `Span`, whose every read is checked.
-    static func date(fromUTF8 bytes: Span<UInt8>) -> Date? {
+    /// The bytes come from the network: every read is checked against their bounds.
+    static func date(fromUTF8 bytes: CheckedBytes) -> Date? {
         if let date = canonicalDate(bytes) { return date }
         var index = 0
         guard let year = number(bytes, &index, digits: 4), skip(bytes, &index, "-"),
@@ -113,7 +114,7 @@ enum RFC3339 {
     }
 
     /// The decimal number of exactly `digits` digits at `index`, moving `index` past it.
-    private static func number(_ bytes: Span<UInt8>, _ index: inout Int, digits: Int) -> Int? {
+    private static func number(_ bytes: CheckedBytes, _ index: inout Int, digits: Int) -> Int? {
         guard digits <= bytes.count - index else { return nil }
         var value = 0
         for position in index..<index + digits {
@@ -126,7 +127,7 @@ enum RFC3339 {
     }
 
     /// Moves `index` past the byte there when it is one of `allowed`.
-    private static func skip(_ bytes: Span<UInt8>, _ index: inout Int, _ allowed: StaticString) -> Bool {
+    private static func skip(_ bytes: CheckedBytes, _ index: inout Int, _ allowed: StaticString) -> Bool {
         guard index < bytes.count else { return false }
         let byte = bytes[index]
         guard allowed.withUTF8Buffer({ $0.contains(byte) }) else { return false }
@@ -139,7 +140,7 @@ enum RFC3339 {
     /// instructions per received event. Gives exactly the general parser's date (the same
     /// checks, the same arithmetic in the same order), or nil for any other layout, which the
     /// general parser then reads.
-    private static func canonicalDate(_ bytes: Span<UInt8>) -> Date? {
+    private static func canonicalDate(_ bytes: CheckedBytes) -> Date? {
         guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
