@@ -21,6 +21,8 @@ final class CenterDriver: @unchecked Sendable {
     let serialQueue = DispatchQueue(label: "swift-events.model.serial")
     let concurrentQueue = DispatchQueue(label: "swift-events.model.concurrent", attributes: .concurrent)
     let operationQueue = OperationQueue()
+    /// Where `dispatchFromAnotherThread` dispatches: not the main queue, not the caller's thread.
+    private let otherThread = DispatchQueue(label: "swift-events.model.other-thread")
     /// Whether the operations run on the main actor (where `.main` listeners may run inline).
     let onMainActor: Bool
 
@@ -68,6 +70,16 @@ final class CenterDriver: @unchecked Sendable {
             outcome.registeredAs = listen(spec)
         case .dispatch(let target, let sender):
             outcome.delivered = dispatch(target, sender: sender).delivered
+        case .dispatchFromAnotherThread(let target, let sender):
+            // This thread waits, so the driver is still used by one thread at a time.
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var delivered = 0
+            otherThread.async {
+                delivered = self.dispatch(target, sender: sender).delivered
+                done.signal()
+            }
+            done.wait()
+            outcome.delivered = delivered
         case .cancel(let id):
             subscriptions[id]?.cancel()
         case .drop(let id):

@@ -134,6 +134,11 @@ struct CoreModelTests {
             "The last operations:",
         ]
         lines += result.tail.map { "    " + $0 }
+        let related = result.related()
+        if !related.isEmpty {
+            lines.append("The operations that name its listeners and objects:")
+            lines += related.suffix(40).map { "    " + $0 }
+        }
         if let shrunk {
             lines.append("Shrunk to \(shrunk.operations.count) operations, replayed on a fresh center:")
             lines += shrunk.operations.enumerated().map { "    \($0.offset): \($0.element)" }

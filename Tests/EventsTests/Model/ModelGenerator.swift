@@ -90,6 +90,8 @@ struct ModelGenerator {
             roll -= weight
         }
         switch choice {
+        case 0 where contexts.contains(.main) && random.chance(20):
+            return .dispatchFromAnotherThread(random.pick(ModelTarget.dispatchable), sender: dispatchSender(model))
         case 0:
             return .dispatch(random.pick(ModelTarget.dispatchable), sender: dispatchSender(model))
         case 1:

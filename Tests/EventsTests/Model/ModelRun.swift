@@ -116,12 +116,31 @@ struct ModelRunResult: Sendable {
     var history: [ModelOperation]?
     /// The last operations before the divergence.
     var tail: [String] = []
+
+    /// The operations of the history that name a listener or an object the divergence names.
+    func related() -> [String] {
+        guard let divergence, let history else { return [] }
+        let text = divergence.description
+        var names: Set<String> = []
+        for prefix in ["L", "#"] {
+            var rest = Substring(text)
+            while let start = rest.firstIndex(of: Character(prefix)) {
+                let digits = rest[rest.index(after: start)...].prefix { $0.isNumber }
+                if !digits.isEmpty { names.insert(prefix + digits) }
+                rest = rest[rest.index(after: start)...]
+            }
+        }
+        return history.enumerated().compactMap { index, operation in
+            let words = Set(operation.description.split { !$0.isNumber && $0 != "L" && $0 != "#" }.map(String.init))
+            return words.isDisjoint(with: names) ? nil : "\(index): \(operation)"
+        }
+    }
 }
 
 /// Runs and replays model runs.
 enum ModelRunner {
     /// Operations kept for shrinking a divergence; a later one is reported with its tail only.
-    static let keptHistory = 10_000
+    static let keptHistory = 200_000
     static let tailLength = 25
 
     /// Generates and runs `count` operations on this thread, stopping at the first divergence.
@@ -216,8 +235,55 @@ enum ModelRunner {
             if chunk == 1 && !removedAny { break }
             if !removedAny { chunk = max(chunk / 2, 1) }
         }
+        current = Array(current.prefix(divergence.index + 1))
+        // Then make each remaining operation as plain as it can be while the divergence stays.
+        var index = 0
+        while index < current.count && replays < budget && ContinuousClock.now < deadline {
+            for simpler in simplifications(of: current[index]) {
+                var candidate = current
+                candidate[index] = simpler
+                replays += 1
+                if let found = await replay(candidate), found.category == original.category {
+                    current = candidate
+                    divergence = found
+                }
+            }
+            index += 1
+        }
         // Operations after the divergence cannot matter.
         return (Array(current.prefix(divergence.index + 1)), divergence)
+    }
+
+    /// Plainer versions of `operation`, one detail dropped each.
+    private static func simplifications(of operation: ModelOperation) -> [ModelOperation] {
+        switch operation {
+        case .dispatch(let target, .some):
+            return [.dispatch(target, sender: nil)]
+        case .dispatchFromAnotherThread(let target, let sender):
+            return [.dispatch(target, sender: sender)]
+        case .listen(let spec):
+            var plainer: [ModelListenerSpec] = []
+            func without(_ change: (inout ModelListenerSpec) -> Void) {
+                var simpler = spec
+                change(&simpler)
+                if simpler != spec { plainer.append(simpler) }
+            }
+            without { $0.action = .none }
+            without { $0.sender = nil }
+            without { $0.priority = 0 }
+            without { $0.takesSender = false }
+            without { $0.once = false }
+            without { $0.key = nil }
+            without {
+                if $0.context != .actor {
+                    $0.owner = nil
+                    $0.key = nil
+                }
+            }
+            return plainer.map { .listen($0) }
+        default:
+            return []
+        }
     }
 }
 

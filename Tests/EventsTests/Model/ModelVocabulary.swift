@@ -237,6 +237,9 @@ enum ModelOperation: Hashable, Sendable, CustomStringConvertible {
     case release(tag: Int)
     case listen(ModelListenerSpec)
     case dispatch(ModelTarget, sender: Int?)
+    /// A dispatch made on another thread while the run waits (in a main-actor run, where it
+    /// is the only way a `.main` listener's events get queued).
+    case dispatchFromAnotherThread(ModelTarget, sender: Int?)
     case cancel(listener: Int)
     case drop(listener: Int)
     case remove(ModelRemoval)
@@ -248,6 +251,8 @@ enum ModelOperation: Hashable, Sendable, CustomStringConvertible {
         case .release(let tag): "release #\(tag)"
         case .listen(let spec): spec.description
         case .dispatch(let target, let sender): "dispatch(\(target)\(sender.map { ", from: #\($0)" } ?? ""))"
+        case .dispatchFromAnotherThread(let target, let sender):
+            "dispatch(\(target)\(sender.map { ", from: #\($0)" } ?? "")) on another thread"
         case .cancel(let listener): "cancel L\(listener)"
         case .drop(let listener): "drop the subscription of L\(listener)"
         case .remove(let removal): removal.description

@@ -64,8 +64,12 @@ final class ReferenceModel {
     /// nothing of theirs is queued.
     let dispatchesOnMainActor: Bool
 
+    /// Whether the dispatch in progress runs on the main actor.
+    private var onMainActorNow: Bool
+
     init(dispatchesOnMainActor: Bool) {
         self.dispatchesOnMainActor = dispatchesOnMainActor
+        onMainActorNow = dispatchesOnMainActor
     }
 
     // MARK: Queries used by the generator
@@ -112,6 +116,10 @@ final class ReferenceModel {
             outcome.registeredAs = listen(spec)
         case .dispatch(let target, let sender):
             outcome.delivered = dispatch(target, sender: sender).delivered
+        case .dispatchFromAnotherThread(let target, let sender):
+            onMainActorNow = false
+            outcome.delivered = dispatch(target, sender: sender).delivered
+            onMainActorNow = dispatchesOnMainActor
         case .cancel(let id):
             if let listener = listeners[id], listener.subscriptionHeld { cancel(listener) }
         case .drop(let id):
@@ -252,7 +260,7 @@ final class ReferenceModel {
                 entries.append(ran(spec, event: event, sender: sender))
                 perform(spec.action)
                 letGo(spec.owner)
-            case .main where dispatchesOnMainActor && listener.pending.isEmpty:
+            case .main where onMainActorNow && listener.pending.isEmpty:
                 entries.append(ran(spec, event: event, sender: sender))
             default:
                 hold(sender)
