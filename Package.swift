@@ -34,6 +34,8 @@ let package = Package(
         .executableTarget(
             name: "events-bench", dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "RedisServerSupport"],
             swiftSettings: strictSettings),
+        // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
+        .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings),
