@@ -199,13 +199,16 @@ final class ConcurrentHarness: Sendable {
     // MARK: Threads
 
     /// Dispatches `count` events from thread `dispatcher`, most of them typed, from no sender or
-    /// one of two.
-    func dispatch(from dispatcher: Int, count: Int) {
+    /// one of two; more (up to ten times as many) until `minimumChurn` listeners have churned,
+    /// so that a slow churn still meets enough dispatches.
+    func dispatch(from dispatcher: Int, count: Int, minimumChurn: Int) {
         let reachedBy = reachedBy
         let floors = (0..<2).map { target in (0..<3).map { reachedBy(target, $0) } }
         var random = ModelRandom(seed: seed &+ UInt64(dispatcher))
         var counts = [[0, 0, 0], [0, 0, 0]]
-        for sequence in 0..<count {
+        var sequence = 0
+        while sequence < count || (churned.load(ordering: .relaxed) < minimumChurn && sequence < count * 10) {
+            defer { sequence += 1 }
             let target = random.chance(80) ? 0 : 1
             let senderIndex = random.below(3)
             let sender: AnyObject? = senderIndex == 0 ? nil : senders[senderIndex - 1]

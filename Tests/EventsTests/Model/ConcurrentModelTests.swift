@@ -28,6 +28,7 @@ struct ConcurrentModelTests {
     func rulesHoldUnderConcurrency() async {
         let seed = ModelRunSettings.seed()
         let dispatchesEach = ModelRunSettings.underSanitizer ? 3_000 : 30_000
+        let minimumChurn = ModelRunSettings.underSanitizer ? 300 : 3_000
         let dispatchers = 2
         let contexts = ModelRunSettings.contexts(Self.contexts)
         let harness = ConcurrentHarness(seed: seed, dispatchers: dispatchers)
@@ -36,7 +37,7 @@ struct ConcurrentModelTests {
         let start = ContinuousClock.now
         await runOnThreads(dispatchers + 2) { thread in
             if thread < dispatchers {
-                harness.dispatch(from: thread, count: dispatchesEach)
+                harness.dispatch(from: thread, count: dispatchesEach, minimumChurn: minimumChurn)
             } else {
                 harness.churn(thread - dispatchers, contexts: contexts)
             }
