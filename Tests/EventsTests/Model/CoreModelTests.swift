@@ -106,6 +106,26 @@ struct CoreModelTests {
         }
     }
 
+    /// An event queued for an actor listener waits for the actor; if the listener is cancelled
+    /// or removed meanwhile, it must be skipped when its turn comes, as in every other queued
+    /// context.
+    @Test("an actor listener's queued event does not run after cancel or remove returned")
+    func queuedActorEventStopsAtCancel() async {
+        for (target, ending) in [(ModelTarget.a, 0), (.name1, 0), (.b, 1), (.name0, 1)] {
+            let listener = ModelListenerSpec(
+                id: 1, target: target, context: .actor, owner: 1, key: nil, sender: nil, priority: 0, once: false,
+                takesSender: false, action: .none)
+            let operations: [ModelOperation] = [
+                .create(tag: 1, kind: .actor), .listen(listener), .dispatch(target, sender: nil),
+                .dispatch(target, sender: nil),
+                ending == 0 ? .cancel(listener: 1) : .remove(ModelRemoval(owner: 1, kind: .all)), .drain(.actors),
+            ]
+            let box = ResultBox()
+            await runOnThreads(1) { _ in box.divergence = ModelRunner.replay(operations) }
+            #expect(box.divergence == nil, "\(operations.map(\.description)): \(box.divergence?.description ?? "")")
+        }
+    }
+
     /// The main-actor twin (`.mainOrdered`: a `.main` listener's event dispatched on the main
     /// actor runs inline, so it is never queued there).
     @MainActor

@@ -4,10 +4,17 @@
 /// with which event and sender, what `dispatch` returns, what `listenerCount` and `isActive`
 /// report.
 ///
-/// It is written from the documentation, not from the implementation, with one exception that
-/// the documentation leaves open and the model fixes as the center does: an object is alive as
-/// long as anything holds it, and a queued delivery holds the sender it was dispatched from
-/// (its handler is handed that sender), so a sender outlives the events it still has queued.
+/// It is written from the documentation, not from the implementation. Where the documentation
+/// leaves a point open, the model settles it as the center does, and the run keeps away from
+/// what depends on the implementation:
+/// - An object is alive as long as anything holds it, and a queued delivery holds the sender it
+///   was dispatched from (its handler is handed that sender), so a sender outlives the events it
+///   still has queued.
+/// - A dead owner or sender is noticed when the center is asked (`listenerCount`, `isActive`),
+///   which the run does after every operation: the model notices it there too.
+/// - An actor is released only with nothing queued for it: a delivery waiting for an actor
+///   needs the actor to run on, so whether it keeps the actor alive is the implementation's
+///   business.
 final class ReferenceModel {
     enum State { case active, cancelled, consumed, ownerGone, senderGone }
 
