@@ -39,6 +39,8 @@ let package = Package(
         .executableTarget(
             name: "events-redis-peer", dependencies: ["Events", "EventsRedis"], path: "Tests/EventsRedisPeer",
             swiftSettings: strictSettings),
+        // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
+        .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings),
