@@ -30,7 +30,8 @@ struct Row: Encodable {
     var ratioToFoundation: Double? = nil
 }
 
-/// A goal from issue 6, judged on a figure of the same run. Printed, never asserted.
+/// A performance goal the package holds itself to, judged on a figure of the same run. Printed,
+/// never asserted: the run's exit status says only whether the benchmark ran.
 struct Target: Encodable {
     /// The goal in words.
     let goal: String

@@ -2,7 +2,7 @@ import Dispatch
 import Events
 import Foundation
 
-// Seed 001: a movie app loads its list on a background thread, decodes the JSON and broadcasts
+// A movie app loads its list on a background thread, decodes the JSON and broadcasts
 // it; two screens (a table and a collection) update their main-actor state. With NotificationCenter
 // every observer had to remember to hop to the main thread; here the handlers are @MainActor and
 // the compiler checks it.
@@ -24,7 +24,7 @@ struct MoviesLoaded: Event {
     let list: MovieList
 }
 
-/// Broadcast when loading starts or stops (the seed's activity indicator).
+/// Broadcast when loading starts or stops (the screen's activity indicator).
 struct LoadingChanged: Event {
     let isLoading: Bool
 }
@@ -95,7 +95,7 @@ final class MovieLoader: Sendable {
 
 @MainActor
 func runMoviesDemo() async {
-    let timeline = Timeline("Seed 001: a background load broadcast to main-actor screens")
+    let timeline = Timeline("movies: a background load broadcast to main-actor screens")
     let center = EventCenter()
     let table = MovieTableScreen(center: center, timeline: timeline)
     let collection = MovieCollectionScreen(center: center, timeline: timeline)

@@ -1,7 +1,7 @@
 import Events
 import Synchronization
 
-// Seed 000: an ActionScript-style event center. A writer (the dispatcher) sends a "post
+// An event center in the style of ActionScript's dispatcher. A writer (the dispatcher) sends a "post
 // written" event carrying its data; listeners react; one is removed; one listener's owner goes
 // away and its listener disappears with it.
 
@@ -49,7 +49,7 @@ final class PostListScreen: Sendable {
 }
 
 func runPostsDemo() {
-    let timeline = Timeline("Seed 000: a writer dispatches \"post written\" to its listeners")
+    let timeline = Timeline("posts: a writer dispatches \"post written\" to its listeners")
     let center = EventCenter()
     let alice = PostWriter(name: "Alice")
     let bob = PostWriter(name: "Bob")

@@ -2,10 +2,10 @@ import Events
 import Foundation
 import Synchronization
 
-// Seed 002: a drawing app's model (the plane) announces "rectangle created", "color changed"
+// A drawing app's model (the plane) announces "rectangle created", "color changed"
 // and "opacity changed"; the screen's controller reacts, without either holding the other.
-// The seed did it with NotificationCenter and `userInfo["uniqueID"] as? String` guards that
-// return silently; here the names are EventNames, the values travel under typed PayloadKeys,
+// With NotificationCenter this takes `userInfo["uniqueID"] as? String` guards that return
+// silently; here the names are EventNames, the values travel under typed PayloadKeys,
 // and a bad value is an error that says what was wrong. Old code that still observes
 // NotificationCenter is served by a bridge.
 
@@ -28,7 +28,7 @@ struct RGBColor: Sendable, Equatable, CustomStringConvertible {
     var description: String { "rgb(\(red), \(green), \(blue))" }
 }
 
-/// 1 to 10, as in the seed: shown as 0.1 to 1.0.
+/// 1 to 10, as the slider sets it: shown as 0.1 to 1.0.
 struct Opacity: Sendable, Equatable, CustomStringConvertible {
     let level: Int
     var description: String { String(format: "%.1f", Double(level) / 10) }
@@ -85,7 +85,7 @@ private final class ShapesController: Sendable {
 
     init(timeline: Timeline) { self.timeline = timeline }
 
-    /// Like the seed's viewDidLoad; keyed, so running it twice registers nothing new.
+    /// Called as a view controller's viewDidLoad is; keyed, so running it twice registers nothing new.
     func viewDidLoad(center: EventCenter, plane: Plane) {
         center.listen(to: .rectangleCreated, owner: self, key: "views", from: plane) { controller, event in
             controller.handle(event) { try controller.addView(id: $0[.uniqueID], color: $0[.color]) }
@@ -127,9 +127,9 @@ private final class ShapesController: Sendable {
     deinit { timeline.call("controller", "deinitialized") }
 }
 
-/// Prints the demo's timeline: seed 002's rectangles, with named events and typed keys.
+/// Prints the demo's timeline: rectangles announced with named events and typed keys.
 func runShapesDemo() {
-    let timeline = Timeline("Seed 002: a rectangle model posts named events, a controller reacts")
+    let timeline = Timeline("shapes: a rectangle model posts named events, a controller reacts")
     let center = EventCenter()
     let plane = Plane(center: center, timeline: timeline)
 

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Prints numbered steps with indented lines below them, so each scenario reads as a timeline.
+/// Prints numbered steps with indented lines below them, so each scene reads as a timeline.
 final class Timeline: Sendable {
     private let steps = Atomic<Int>(0)
 
@@ -8,7 +8,7 @@ final class Timeline: Sendable {
         print("\n== \(title) ==")
     }
 
-    /// A numbered action of the scenario.
+    /// A numbered action of the scene.
     func step(_ text: String) {
         let number = steps.wrappingAdd(1, ordering: .relaxed).newValue
         print("\n[\(number)] \(text)")

@@ -1,37 +1,43 @@
 import Foundation
 
-// The swift-events demo: the seed scenarios, end to end.
+// The swift-events demo: each scene is a small app story, printed as a timeline.
 //
-//   swift run events-demo           every scenario
-//   swift run events-demo posts     seed 000: dispatcher, listeners, removal, owner lifetime
-//   swift run events-demo movies    seed 001: background load, main-actor listeners
-//   swift run events-demo delegates seed 003: one delegate slot fanned out to many delegates
-//   swift run events-demo shapes    seed 002: a rectangle model posts named events with typed keys
-//   swift run events-demo names     seed 004: names namespaced by their enum, bridged to NotificationCenter
-//   swift run events-demo redis     two processes joined by the Redis bridge (streams and Pub/Sub)
+//   swift run events-demo            every scene, in this order
+//   swift run events-demo posts      typed events: a dispatcher, listeners, removal, owner lifetime
+//   swift run events-demo movies     a background load delivered to main-actor listeners
+//   swift run events-demo shapes     named events with typed payload keys, bridged to NotificationCenter
+//   swift run events-demo names      names qualified by their enum, NotificationCenter both ways
+//   swift run events-demo delegates  one delegate slot fanned out to many delegates
+//   swift run events-demo redis      two processes joined by the Redis bridge (streams and Pub/Sub)
+//
+// Several scenes may be named at once (`swift run events-demo posts redis`).
 
-let scenarios: [(name: String, run: @MainActor () async -> Void)] = [
+let scenes: [(name: String, run: @MainActor () async -> Void)] = [
     ("posts", runPostsDemo),
     ("movies", runMoviesDemo),
-    ("delegates", runMulticastDemo),
     ("shapes", runShapesDemo),
-    ("names", runNamespacedDemo),
+    ("names", runNamesDemo),
+    ("delegates", runDelegatesDemo),
     ("redis", runRedisDemo),
 ]
 
+/// Also accepted: the feature a scene is about (`MulticastDelegate`, `EventNamespace`).
+let aliases = ["multicast": "delegates", "namespaced": "names", "namespaces": "names"]
+
 let requested = CommandLine.arguments.dropFirst()
-// The redis scenario starts this executable again as its worker process.
+// The redis scene starts this executable again as its worker process.
 if requested.first == "redis-worker", let url = requested.dropFirst().first {
     exit(await runRedisWorker(url: url))
 }
 if requested.isEmpty {
-    for scenario in scenarios { await scenario.run() }
+    for scene in scenes { await scene.run() }
 } else {
-    for name in requested {
-        guard let scenario = scenarios.first(where: { $0.name == name }) else {
-            print("unknown scenario \"\(name)\"; available: \(scenarios.map(\.name).joined(separator: ", "))")
+    for argument in requested {
+        let name = aliases[argument] ?? argument
+        guard let scene = scenes.first(where: { $0.name == name }) else {
+            print("unknown scene \"\(argument)\"; available: \(scenes.map(\.name).joined(separator: ", "))")
             exit(2)
         }
-        await scenario.run()
+        await scene.run()
     }
 }

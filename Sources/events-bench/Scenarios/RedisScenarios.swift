@@ -20,9 +20,9 @@ import Synchronization
 // The server: a private redis-server started for the run (append-only file on, fsync every
 // second, as a production Streams setup would be) when the binary is present, else $REDIS_URL.
 // Its automatic rewrites of the append-only file are off, and each measurement deletes its keys
-// when it ends: a rewrite is a forked child that takes one of the two cores for a while, and
-// with the data of every earlier measurement kept, two rewrites fell into each run of the
-// Streams throughput scenario, at random into one row's burst or another's.
+// when it ends: a rewrite is a forked child that takes a core for a while, and with the data of
+// every earlier measurement kept, rewrites fell into the Streams throughput bursts at random,
+// into one row's burst or another's.
 
 struct BenchPing: RemoteEvent {
     static let wireName = "bench.ping"
@@ -36,7 +36,8 @@ struct BenchStreamPing: RemoteEvent {
     let body: String
 }
 
-/// 128 bytes of event data, as in the issue's reference figures.
+/// 128 bytes of event data: a small app event, so that the figures show the bridge's own cost per
+/// event rather than the cost of moving large payloads.
 private let benchBody = String(repeating: "x", count: 128 - #"{"n":0,"body":""}"#.count)
 
 private let benchPrefix = "bench:"
@@ -124,8 +125,8 @@ struct BenchSkip: Error {
 ///
 /// Why not an `AsyncStream`: the measuring functions run on the main actor, and an
 /// `AsyncStream` iterated there costs two executor hops per element (its `next` runs off the
-/// actor). On a loaded 2-core machine that was ~20 µs per event, most of what the throughput
-/// rows reported, for the raw client and the bridge alike. A waiter resumed once per wait costs
+/// actor). On a small machine those hops cost more than the event itself and would swamp the
+/// throughput rows, for the raw client and the bridge alike. A waiter resumed once per wait costs
 /// one hop per wait.
 private final class Arrivals: Sendable {
     private struct State {
@@ -555,7 +556,8 @@ private func halfRow(_ name: String, _ costs: [BurstCost], raw: Double) -> Row {
         detail: formatFigure(1e9 / figure) + " events/s; " + formatRatio(figure / raw) + " of raw; " + cpuDetail(costs))
 }
 
-/// "CPU per event: process 3.1 µs, Redis 2.0 µs" (medians over the rounds).
+/// The CPU detail of a throughput row, "CPU per event: process …, Redis …" (medians over the
+/// rounds), in microseconds.
 private func cpuDetail(_ costs: [BurstCost]) -> String {
     let process = median(costs.map(\.processCPU)) / 1000
     let redis = costs.compactMap(\.redisCPU)

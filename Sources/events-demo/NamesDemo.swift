@@ -1,10 +1,11 @@
 import Events
 import Foundation
 
-// Seed 004: a `Notifier` protocol whose associated String enum lists an area's notification
-// names, so that call sites say `.photoListDidLoad` instead of a bare string. Here the enum
-// adopts `EventNamespace`: each case becomes an EventName qualified by the enum's type, so the
-// photo list and the video list can both have a `listDidLoad` without hearing each other.
+// Names kept in a String enum per area of an app, so that call sites say `.listDidLoad`
+// instead of a bare string (with NotificationCenter, a `Notifier` protocol with an associated
+// enum is a common way to do this). Here the enum adopts `EventNamespace`: each case becomes an
+// EventName qualified by the enum's type, so the photo list and the video list can both have a
+// `listDidLoad` without hearing each other.
 
 enum PhotoEvents: String, EventNamespace {
     case listDidLoad
@@ -31,7 +32,7 @@ private final class LegacySession {
     var token = "abc"
 }
 
-/// The seed's view controller: registers, loads, hears the result once and removes itself.
+/// A view controller that registers, loads, hears the result once and removes itself.
 private final class PhotoListController: Sendable {
     private let timeline: Timeline
 
@@ -45,16 +46,16 @@ private final class PhotoListController: Sendable {
         }
     }
 
-    /// The seed's load button.
+    /// The screen's load button.
     func didTapLoad(in center: EventCenter) {
         timeline.note("load tapped: dispatching \(PhotoEvents.listDidLoad.eventName)")
         center.dispatch(PhotoEvents.listDidLoad.eventName, from: self, data: 24)
     }
 }
 
-/// Prints the demo's timeline: seed 004's namespaced names.
-func runNamespacedDemo() {
-    let timeline = Timeline("Seed 004: names namespaced by their enum, so two areas never collide")
+/// Prints the demo's timeline: names qualified by their enum, bridged to NotificationCenter.
+func runNamesDemo() {
+    let timeline = Timeline("names: names qualified by their enum, so two areas never collide")
     let center = EventCenter()
 
     timeline.step("Each case is a name qualified by its type")

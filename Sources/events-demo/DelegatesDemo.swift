@@ -1,13 +1,13 @@
 import Events
 
-// Seed 003's scenario in pure Swift: a table view has one `delegate` slot and one `dataSource`
+// Multicast delegates, in pure Swift: a table view has one `delegate` slot and one `dataSource`
 // slot, both weak, as in UIKit. Forwarding proxies sit in those slots and fan every call out
 // through a `MulticastDelegate`, so a view controller, an analytics logger and a selection
 // highlighter all hear the same taps, and two data sources fill the table together.
 
 /// Prints the demo's timeline: how one delegate slot serves many listeners.
-func runMulticastDemo() {
-    let timeline = Timeline("Seed 003: multicast delegates, one table view slot, many listeners")
+func runDelegatesDemo() {
+    let timeline = Timeline("delegates: one table view delegate slot, many listeners")
     let table = DemoTableView(timeline: timeline)
 
     timeline.step("Put forwarding proxies into the table's single delegate and data source slots")
