@@ -30,7 +30,7 @@ let package = Package(
         // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
         // Linux (glibc); elsewhere they report "unsupported".
         .target(name: "EventsBenchSupport"),
-        // The benchmark: `swift run -c release events-bench` (README, "Performance").
+        // The benchmark: `swift run -c release events-bench` (Docs/Performance.md).
         .executableTarget(
             name: "events-bench", dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "RedisServerSupport"],
             swiftSettings: strictSettings),
