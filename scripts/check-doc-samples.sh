@@ -28,10 +28,10 @@ else
     while IFS= read -r file; do files+=("$file"); done < <(find Sources -path "*.docc/*" -name "*.md" | sort)
 fi
 
-rm -rf "$scratch/Sources"
 mkdir -p "$scratch/Sources"
+# targets[i] is the target made of the samples of sources[i] (plain arrays: macOS's bash 3).
 targets=()
-declare -A origin
+sources=()
 
 for file in "${files[@]}"; do
     # A target name per file: its path without the extension, letters and digits only.
@@ -73,13 +73,29 @@ for file in "${files[@]}"; do
             }
         }
         END { if (inside) { print "unterminated ```swift block in " path > "/dev/stderr"; exit 1 } }
-    ' "$file" > "$scratch/Sources/$name/main.swift"
-    if ! grep -q '^#sourceLocation(file' "$scratch/Sources/$name/main.swift"; then
+    ' "$file" > "$scratch/main.swift.new"
+    if ! grep -q '^#sourceLocation(file' "$scratch/main.swift.new"; then
         rm -rf "${scratch:?}/Sources/$name"
         continue
     fi
+    # Unchanged samples keep their file, so that an unchanged target is not compiled again.
+    if cmp -s "$scratch/main.swift.new" "$scratch/Sources/$name/main.swift"; then
+        rm "$scratch/main.swift.new"
+    else
+        mv "$scratch/main.swift.new" "$scratch/Sources/$name/main.swift"
+    fi
     targets+=("$name")
-    origin[$name]=$file
+    sources+=("$file")
+done
+
+# Targets of files that are gone, or have no samples any more, go too.
+for directory in "$scratch"/Sources/*/; do
+    [ -d "$directory" ] || continue
+    name=$(basename "$directory")
+    case " ${targets[*]-} " in
+        *" $name "*) ;;
+        *) rm -rf "${scratch:?}/Sources/$name" ;;
+    esac
 done
 
 if [ "${#targets[@]}" -eq 0 ]; then
@@ -110,21 +126,27 @@ identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
     echo "    },"
     echo "    swiftLanguageModes: [.v6]"
     echo ")"
-} > "$scratch/Package.swift"
+} > "$scratch/Package.swift.new"
+if cmp -s "$scratch/Package.swift.new" "$scratch/Package.swift"; then
+    rm "$scratch/Package.swift.new"
+else
+    mv "$scratch/Package.swift.new" "$scratch/Package.swift"
+fi
 
 echo "compiling the Swift samples of ${#targets[@]} Markdown files"
 if (cd "$scratch" && swift build 2>&1) > "$scratch/build.log"; then
-    for name in "${targets[@]}"; do echo "  ok  ${origin[$name]}"; done
+    for file in "${sources[@]}"; do echo "  ok  $file"; done
     exit 0
 fi
 
 # A failed build stops at the first failing target: build each one alone to name every file
 # whose samples fail. The compiler's lines already point into the Markdown.
 failed=0
-for name in "${targets[@]}"; do
+for index in "${!targets[@]}"; do
+    name=${targets[$index]}
     if ! (cd "$scratch" && swift build --target "$name" 2>&1) > "$scratch/$name.log"; then
         grep -E "^[^ ].*:[0-9]+:[0-9]+: error:" "$scratch/$name.log" | sort -u >&2 || true
-        echo "FAILED  ${origin[$name]}" >&2
+        echo "FAILED  ${sources[$index]}" >&2
         failed=1
     fi
 done
