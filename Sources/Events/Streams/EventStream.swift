@@ -199,33 +199,3 @@ public struct EventTimeoutError: Error, Sendable, CustomStringConvertible {
         "timed out after \(timeout) waiting for \(event)"
     }
 }
-
-/// The meeting point of `next`: the first of event, timeout or cancellation wins.
-final class NextEventWaiter<E: Event>: @unchecked Sendable {
-    // Why @unchecked is safe: `result` and `continuation` are only touched inside `lock`;
-    // the continuation is resumed outside it, exactly once (it is taken out under the lock).
-    private let lock = Lock()
-    private var result: Result<E, any Error>?
-    private var continuation: CheckedContinuation<E, any Error>?
-
-    func finish(_ outcome: Result<E, any Error>) {
-        let waiting: CheckedContinuation<E, any Error>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = outcome
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(with: outcome)
-    }
-
-    func wait() async throws -> E {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<E, any Error>? = lock.withLock {
-                if let result { return result }
-                self.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
-    }
-}
