@@ -21,7 +21,8 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     // once, after unlocking.
     //
     // A `SpinLock`: the producer and the consumer take it for a few instructions each, from two
-    // threads at once, and a contended pthread mutex put one of them to sleep in the kernel.
+    // threads at once. On Linux a contended pthread mutex put one of them to sleep in the kernel,
+    // where the spin lock's waiter only yields; on Apple platforms both are an `os_unfair_lock`.
     private let lock = SpinLock()
     private let state: EventBufferStateMachine<E>
 
