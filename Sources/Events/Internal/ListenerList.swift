@@ -10,16 +10,14 @@
 /// Touched only under the registry lock, and never handed out: readers get copies. That is why
 /// it is a class with a buffer of its own rather than an array. Every listen and cancel changes a
 /// list in place, and an array's copy-on-write bookkeeping (a uniqueness check, a capacity check
-/// and an end-of-mutation call each time) was about a thirtieth of a listen + cancel pair.
+/// and an end-of-mutation call each time) is paid on every one of them.
 final class ListenerList {
-    // `@exclusivity(unchecked)`: the registry lock already makes every access exclusive, and the
-    // run-time check a class's stored `var` otherwise gets costs on every access.
-    @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Unmanaged<ListenerRecord>>
-    @exclusivity(unchecked) var version: UInt64
+    private(set) var count = 0
+    private var capacity: Int
+    private var base: UnsafeMutablePointer<Unmanaged<ListenerRecord>>
+    var version: UInt64
     /// The read stripes that cache a copy of this list (bit i: stripe i), to invalidate on change.
-    @exclusivity(unchecked) var cachedStripes: UInt32 = 0
+    var cachedStripes: UInt32 = 0
 
     init(capacity: Int = 4, version: UInt64 = 0) {
         self.capacity = max(capacity, 1)

@@ -51,15 +51,15 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
 
         // Both `next` methods are inlinable and take a buffered event synchronously first (unless
         // the task is cancelled: the async path then ends the sequence). A consumer that has not
-        // caught up then makes no async call per event: each one cost a frame from the task's
-        // allocator and an executor check, most of the cost of such an event (measured).
+        // caught up then makes no async call per event: each one costs a frame from the task's
+        // allocator and an executor check, more than the rest of taking a buffered event.
 
         // Runs on the caller's executor: a plain nonisolated async method would hop to the
         // global executor on every event.
         @inlinable
         public nonisolated(nonsending) mutating func next() async -> E? {
-            // Repeated here rather than left to `next(isolation:)`: forwarding first cost about
-            // half again per buffered event (measured: 45-70 ns against 107 ns).
+            // Repeated here rather than left to `next(isolation:)`: forwarding first would add an
+            // async call to every buffered event.
             if !Task.isCancelled, let event = buffer.takeBuffered() { return event }
             return await next(isolation: #isolation)
         }
@@ -197,35 +197,5 @@ public struct EventTimeoutError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         "timed out after \(timeout) waiting for \(event)"
-    }
-}
-
-/// The meeting point of `next`: the first of event, timeout or cancellation wins.
-final class NextEventWaiter<E: Event>: @unchecked Sendable {
-    // Why @unchecked is safe: `result` and `continuation` are only touched inside `lock`;
-    // the continuation is resumed outside it, exactly once (it is taken out under the lock).
-    private let lock = Lock()
-    private var result: Result<E, any Error>?
-    private var continuation: CheckedContinuation<E, any Error>?
-
-    func finish(_ outcome: Result<E, any Error>) {
-        let waiting: CheckedContinuation<E, any Error>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = outcome
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(with: outcome)
-    }
-
-    func wait() async throws -> E {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<E, any Error>? = lock.withLock {
-                if let result { return result }
-                self.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
     }
 }
