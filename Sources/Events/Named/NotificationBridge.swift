@@ -271,7 +271,8 @@ final class ForwardingRecord: TypedListenerRecord<NotificationForwarding>, @unch
     ) {
         self.handler = handler
         super.init(
-            registry: registry, once: false, isRouted: false, hasCancelHook: true, callSite: callSite, details: nil)
+            registry: registry, shape: ListenerRecord.Shape.general.withCancelHook, once: false, callSite: callSite,
+            details: nil)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: NotificationForwarding, _ sender: Sender?) throws {

@@ -10,8 +10,7 @@ final class EventHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sen
         body: @escaping @Sendable (E) throws -> Void
     ) {
         self.body = body
-        super.init(
-            registry: registry, once: once, isRouted: false, eventOnly: true, callSite: callSite, details: details)
+        super.init(registry: registry, shape: .eventOnly, once: once, callSite: callSite, details: details)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {

@@ -7,7 +7,7 @@ final class HandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable
         handler: @escaping @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
     ) {
         self.handler = handler
-        super.init(registry: registry, once: once, isRouted: false, callSite: callSite, details: details)
+        super.init(registry: registry, shape: .general, once: once, callSite: callSite, details: details)
     }
 
     override func invoke(_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws {

@@ -32,15 +32,12 @@ class ListenerRecord: @unchecked Sendable {
     let registry: Registry
     @usableFromInline let details: ListenerDetails?
 
-    init(
-        registry: Registry, once: Bool, isRouted: Bool, ownsOwner: Bool = false, eventOnly: Bool = false,
-        hasCancelHook: Bool = false, callSite: CallSite, details: ListenerDetails?
-    ) {
-        var traits: ListenerTraits = eventOnly ? .eventOnly : []
-        if hasCancelHook { traits.insert(.cancelHook) }
+    /// `shape` is what the subclass is (fixed by its class); `once` and the details add the
+    /// traits of the registration.
+    init(registry: Registry, shape: Shape, once: Bool, callSite: CallSite, details: ListenerDetails?) {
+        var traits = shape.traits
         if once { traits.insert(.once) }
-        if isRouted { traits.insert(.routed) }
-        if ownsOwner || details?.ownerID != nil { traits.insert(.ownerBound) }
+        if details?.ownerID != nil { traits.insert(.ownerBound) }
         if details?.senderID != nil { traits.insert(.filtersSender) }
         self.traits = traits
         self.registry = registry
@@ -83,8 +80,8 @@ class ListenerRecord: @unchecked Sendable {
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock. Called
-    /// only on records created with `hasCancelHook` (most records have nothing to tear down, and
-    /// the call was measurable on every cancel).
+    /// only on records whose shape has the cancel hook (most records have nothing to tear down,
+    /// and the virtual call would otherwise sit on every cancel).
     func didCancel() {}
 
     /// The event type, for diagnostics (known to the typed subclass; not stored, to keep records small).
@@ -195,5 +192,33 @@ class ListenerRecord: @unchecked Sendable {
         guard self.owner === owner else { return false }
         guard let sender else { return senderID == nil }
         return senderID == ObjectIdentifier(sender) && self.sender === sender
+    }
+}
+
+extension ListenerRecord {
+    /// The traits a record has because of its class, whatever the registration: how dispatch
+    /// reaches the handler, whether the record keeps its owner itself, whether it has a cancel
+    /// hook. Each subclass passes its own to `init`, so the call site names the shape instead of
+    /// a row of flags.
+    struct Shape {
+        let traits: ListenerTraits
+
+        private init(_ traits: ListenerTraits) {
+            self.traits = traits
+        }
+
+        /// A posting-thread handler of the general shape (owner, event, sender), reached through
+        /// the virtual `invoke`.
+        static var general: Shape { Shape([]) }
+        /// A posting-thread handler of the event alone, which dispatch calls directly.
+        static var eventOnly: Shape { Shape(.eventOnly) }
+        /// A posting-thread handler bound to an owner that the record keeps itself, not in its
+        /// details.
+        static var ownerKeptByRecord: Shape { Shape(.ownerBound) }
+        /// A handler in another context, reached through the record's route.
+        static var routed: Shape { Shape(.routed) }
+
+        /// This shape, for a record that overrides `didCancel()`.
+        var withCancelHook: Shape { Shape(traits.union(.cancelHook)) }
     }
 }

@@ -16,7 +16,7 @@ final class OwnerHandlerRecord<E: Event, Owner: AnyObject & Sendable>: TypedList
         self.storedOwnerID = ObjectIdentifier(owner)
         self.storedOwner = owner
         super.init(
-            registry: registry, once: once, isRouted: false, ownsOwner: true, callSite: callSite, details: details)
+            registry: registry, shape: .ownerKeptByRecord, once: once, callSite: callSite, details: details)
     }
 
     override var ownerID: ObjectIdentifier? { storedOwnerID }

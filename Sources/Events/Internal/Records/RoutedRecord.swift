@@ -6,7 +6,7 @@ final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable 
         registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?, route: any AsyncRoute<E>
     ) {
         self.storedRoute = route
-        super.init(registry: registry, once: once, isRouted: true, callSite: callSite, details: details)
+        super.init(registry: registry, shape: .routed, once: once, callSite: callSite, details: details)
     }
 
     override var route: any AsyncRoute<E> { storedRoute }
