@@ -45,7 +45,7 @@ extension EventCenter {
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
-        let record = EventHandlerRecord<E>(
+        let record = EventOnlyHandlerRecord<E>(
             registry: registry, once: once, callSite: callSite,
             details: priority.value == 0 && sender == nil ? nil : .make(priority: priority, sender: sender),
             body: handler)

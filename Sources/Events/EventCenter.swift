@@ -163,7 +163,7 @@ public final class EventCenter: Sendable {
             // context) takes one test instead of one per trait, and no owner to hold and release.
             guard listener.isActive else { return DeliveryOutcome(delivered: false, needsPurge: false) }
             do {
-                try unsafeDowncast(listener, to: EventHandlerRecord<E>.self).body(event)
+                try unsafeDowncast(listener, to: EventOnlyHandlerRecord<E>.self).body(event)
                 collector?.recordRun(nil, queued: false)
             } catch {
                 reportThrown(error, by: listener, to: collector, queued: false)
@@ -190,7 +190,7 @@ public final class EventCenter: Sendable {
                 if listener.traits.contains(.eventOnly) {
                     // The most common shape, called without the virtual `invoke` in between:
                     // the benchmark measured that hop on every listener of every dispatch.
-                    try unsafeDowncast(listener, to: EventHandlerRecord<E>.self).body(event)
+                    try unsafeDowncast(listener, to: EventOnlyHandlerRecord<E>.self).body(event)
                 } else {
                     try listener.invoke(owner, event, senderInfo)
                 }

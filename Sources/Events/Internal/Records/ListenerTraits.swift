@@ -19,7 +19,7 @@ struct ListenerTraits: OptionSet, Sendable {
     @inlinable static var ownerBound: ListenerTraits { ListenerTraits(rawValue: 1 << 2) }
     /// Registered with `from: sender`: hears only events dispatched from that object.
     @inlinable static var filtersSender: ListenerTraits { ListenerTraits(rawValue: 1 << 3) }
-    /// An `EventHandlerRecord`, whose handler takes the event alone: dispatch calls it directly.
+    /// An `EventOnlyHandlerRecord`, whose handler takes the event alone: dispatch calls it directly.
     @inlinable static var eventOnly: ListenerTraits { ListenerTraits(rawValue: 1 << 4) }
     /// Overrides `didCancel()`: only such records are called there when they are cancelled.
     @inlinable static var cancelHook: ListenerTraits { ListenerTraits(rawValue: 1 << 5) }

@@ -1,7 +1,7 @@
 /// A listener of the event type `E`.
 ///
 /// Subclasses hold the handler in the shape the listener was registered with, so that a call
-/// goes straight to the user's closure: `EventHandlerRecord` (the event alone),
+/// goes straight to the user's closure: `EventOnlyHandlerRecord` (the event alone),
 /// `OwnerHandlerRecord` (owner-bound), `HandlerRecord` (any other posting-thread shape), and
 /// `RoutedRecord` for listeners whose handler runs in another context (main actor, an actor, a
 /// queue), reached through their route. Keeping each shape in its own class keeps records small.
