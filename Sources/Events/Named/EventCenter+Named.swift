@@ -82,7 +82,7 @@ extension EventCenter {
 
     /// The owner-bound form with a `key`: a registration with the same owner, key, name and
     /// sender as a live one is ignored and returns the existing subscription, so it is safe from
-    /// code that runs repeatedly (the seed's `viewWillAppear`).
+    /// code that runs repeatedly (a `viewWillAppear`, for example).
     ///
     /// ```swift
     /// center.listen(to: .rectangleCreated, owner: self, key: "canvas") { controller, event in ... }
@@ -211,9 +211,9 @@ extension EventCenter {
     ///
     /// - Parameters:
     ///   - name: The event's name.
-    ///   - sender: The object dispatching it, if any (the seed's "dispatcher",
-    ///     `NotificationCenter`'s `object`): listeners registered `from:` another object do not
-    ///     hear it, and every listener can read it as ``NamedEvent/sender``.
+    ///   - sender: The object dispatching it, if any (`NotificationCenter`'s `object`): listeners
+    ///     registered `from:` another object do not hear it, and every listener can read it as
+    ///     ``NamedEvent/sender``.
     ///   - data: One value, read with ``NamedEvent/data(as:)``.
     ///   - payload: Keyed values, read with a ``PayloadKey``.
     /// - Returns: The number of handlers that were called (nested dispatches not included).

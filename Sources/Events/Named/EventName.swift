@@ -59,8 +59,8 @@ public struct EventName: RawRepresentable, Hashable, Sendable, ExpressibleByStri
 
 /// A `String`-backed enum whose cases are event names, qualified by the enum's type.
 ///
-/// This is the seed's `Notifier` pattern, done so that names cannot collide: list the names of
-/// one area of an app as cases, and each case turns into an ``EventName`` that starts with the
+/// Names grouped by the area of an app they belong to, so that names cannot collide: list the
+/// names of one area as cases, and each case turns into an ``EventName`` that starts with the
 /// namespace (by default, the type's name).
 ///
 /// ```swift

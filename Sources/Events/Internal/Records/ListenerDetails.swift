@@ -1,6 +1,7 @@
 /// The parts of a registration that most listeners do not have: a key, an owner or a sender
 /// (held weakly), a priority other than the default, or a named event key. A record points to
-/// one only when it needs one, so that the common closure listener pays 8 bytes for all of them.
+/// one only when it needs one, so that the common closure listener pays one nil reference for
+/// all of them.
 @usableFromInline
 final class ListenerDetails: @unchecked Sendable {
     // Why @unchecked is safe: every stored property is a `let` of a Sendable type or a weak

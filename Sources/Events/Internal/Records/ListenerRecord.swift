@@ -7,9 +7,9 @@ import Synchronization
 /// knows the event type from the list's key, downcasts without a dynamic check.
 ///
 /// A record is small, because every registration keeps one alive: the call site, one byte of
-/// state, one of traits, the registry and the optional details, 56 bytes with the object
-/// header (72 with a closure, an 80-byte heap block). The event key of a typed listener follows
-/// from its class; everything rare sits in ``ListenerDetails``.
+/// state, one of traits, the registry and the optional details, plus the handler in the
+/// subclass. The event key of a typed listener follows from its class; everything rare sits in
+/// ``ListenerDetails``.
 @usableFromInline
 class ListenerRecord: @unchecked Sendable {
     // Why @unchecked is safe: every stored property is a `let` of a Sendable type or an
