@@ -142,7 +142,7 @@ extension EventCenter {
 
     /// Calls `handler` with every named event for as long as `owner` lives.
     ///
-    /// End it early with ``removeAllNamesListeners(of:)`` or ``remove(_:)``.
+    /// End it early with ``removeListenersToAllNames(of:)`` or ``remove(_:)``.
     @discardableResult
     public func listenToAllNames<Owner: AnyObject & Sendable>(
         owner: Owner,
@@ -206,7 +206,7 @@ extension EventCenter {
     /// ```swift
     /// center.dispatch(.postWritten, from: self)                      // no data
     /// center.dispatch(.postWritten, from: self, data: post)          // one value
-    /// center.dispatch(.opacityChanged, from: self, payload: Payload((.uniqueID, id), (.opacity, 0.5)))
+    /// center.dispatch(.opacityChanged, from: self, payload: Payload(.uniqueID, id).setting(.opacity, to: 0.5))
     /// ```
     ///
     /// - Parameters:
@@ -293,16 +293,34 @@ extension EventCenter {
         removeListeners(of: owner, in: .name(name.rawValue)) { $0.key == key }
     }
 
-    /// Ends the listeners of every name (`listenToAllNames(owner:)`)
-    /// that `owner` registered, whatever their key. Its listeners of single names stay.
-    public func removeAllNamesListeners(of owner: AnyObject) {
+    /// Ends the listeners to every name (`listenToAllNames(owner:)`) that `owner` registered,
+    /// whatever their key. Its listeners of single names stay.
+    ///
+    /// ```swift
+    /// center.listenToAllNames(owner: self) { logger, event in logger.record(event) }
+    /// center.removeListenersToAllNames(of: self)
+    /// ```
+    public func removeListenersToAllNames(of owner: AnyObject) {
         removeListeners(of: owner, in: .anyName) { _ in true }
     }
 
-    /// Ends the listener of every name that `owner` registered with `key`.
-    public func removeAllNamesListeners(of owner: AnyObject, key: some Hashable & Sendable) {
+    /// Ends the listener to every name that `owner` registered with `key`; its other listeners
+    /// stay.
+    public func removeListenersToAllNames(of owner: AnyObject, key: some Hashable & Sendable) {
         let key = ListenerKey(key)
         removeListeners(of: owner, in: .anyName) { $0.key == key }
+    }
+
+    /// Ends the listeners to every name that `owner` registered, whatever their key.
+    @available(*, deprecated, renamed: "removeListenersToAllNames(of:)")
+    public func removeAllNamesListeners(of owner: AnyObject) {
+        removeListenersToAllNames(of: owner)
+    }
+
+    /// Ends the listener to every name that `owner` registered with `key`.
+    @available(*, deprecated, renamed: "removeListenersToAllNames(of:key:)")
+    public func removeAllNamesListeners(of owner: AnyObject, key: some Hashable & Sendable) {
+        removeListenersToAllNames(of: owner, key: key)
     }
 
     // MARK: Inspecting

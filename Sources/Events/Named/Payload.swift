@@ -1,10 +1,10 @@
 /// The keyed values of a named event: the typed replacement for `userInfo`.
 ///
-/// Build one from key and value pairs, or step by step; keys are ``PayloadKey``s, so each value
-/// must have its key's type:
+/// Build one from a key and its value, then add more with ``setting(_:to:)``, or step by step
+/// with ``set(_:to:)``; keys are ``PayloadKey``s, so each value must have its key's type:
 ///
 /// ```swift
-/// let payload = Payload((.uniqueID, "r1"), (.opacity, 0.5))
+/// let payload = Payload(.uniqueID, "r1").setting(.opacity, to: 0.5)
 ///
 /// var more = Payload()
 /// more.set(.uniqueID, to: "r2")
@@ -31,11 +31,23 @@ public struct Payload: Sendable, CustomStringConvertible {
     /// An empty payload.
     public init() {}
 
-    /// A payload holding each key and value pair, in order (a later pair with the same key wins).
+    /// A payload holding one value, under `key`.
+    ///
+    /// Add more values with ``setting(_:to:)``:
     ///
     /// ```swift
-    /// Payload((.uniqueID, "r1"), (.color, RGBColor(red: 255, green: 0, blue: 0)))
+    /// center.dispatch(.opacityChanged, from: plane, payload: Payload(.uniqueID, "r1"))
+    /// let both = Payload(.uniqueID, "r1").setting(.color, to: RGBColor(red: 255, green: 0, blue: 0))
     /// ```
+    public init<Value>(_ key: PayloadKey<Value>, _ value: Value) {
+        entries[key.name] = .value(value)
+    }
+
+    /// A payload holding each key and value pair, in order (a later pair with the same key wins).
+    @available(
+        *, deprecated,
+        message: "write Payload(key, value), and add more values with .setting(key, to: value)"
+    )
     public init<each Value: Sendable>(_ pairs: repeat (PayloadKey<each Value>, each Value)) {
         for (key, value) in repeat each pairs {
             entries[key.name] = .value(value)
@@ -47,8 +59,15 @@ public struct Payload: Sendable, CustomStringConvertible {
         entries[key.name] = .value(value)
     }
 
-    /// A copy of this payload with the value of `key` set.
-    public func setting<Value>(_ key: PayloadKey<Value>, to value: Value) -> Payload {
+    /// This payload with the value of `key` set: a later value for the same key replaces an
+    /// earlier one.
+    ///
+    /// ```swift
+    /// let payload = Payload(.uniqueID, "r1").setting(.opacity, to: 0.5).setting(.color, to: teal)
+    /// ```
+    // Consuming, so that a chain of `setting` calls hands one dictionary along instead of
+    // copying it at every step.
+    public consuming func setting<Value>(_ key: PayloadKey<Value>, to value: Value) -> Payload {
         var copy = self
         copy.set(key, to: value)
         return copy

@@ -9,7 +9,7 @@
 ///     static let opacity = PayloadKey<Double>("opacity")
 /// }
 ///
-/// center.dispatch(.opacityChanged, from: plane, payload: Payload((.uniqueID, id), (.opacity, 0.5)))
+/// center.dispatch(.opacityChanged, from: plane, payload: Payload(.uniqueID, id).setting(.opacity, to: 0.5))
 /// let opacity = try event[.opacity]   // a Double, or an error that says what was there instead
 /// ```
 ///
