@@ -74,11 +74,13 @@ extension EventCenter {
     /// ```
     ///
     /// An owner that is gone when an event's turn comes is skipped, even if it was alive when the
-    /// event was dispatched.
+    /// event was dispatched. With a `key`, a repeated registration with the same owner, key,
+    /// event type and sender is ignored (see the posting-thread owner-bound form).
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: MainActorDelivery,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -88,31 +90,7 @@ extension EventCenter {
         _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
-            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
-        ) { owner, event, _ in
-            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
-            try MainActor.assumeIsolated { try handler(owner, event) }
-        }
-    }
-
-    /// The keyed main-actor owner-bound form: a repeated registration with the same owner, key,
-    /// event type and sender is ignored (see the keyed posting-thread form).
-    @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
-        to type: E.Type,
-        owner: Owner,
-        key: some Hashable & Sendable,
-        on delivery: MainActorDelivery,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
-    ) -> Subscription {
-        registerOnMainActor(
-            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery
         ) { owner, event, _ in
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
@@ -153,11 +131,14 @@ extension EventCenter {
     ///
     /// The actor is held weakly, like an owner: the listener ends when it deinitializes, and an
     /// event whose turn comes after that is skipped. Events reach the handler one at a time in
-    /// dispatch order (per-listener FIFO), even though each call is an actor hop.
+    /// dispatch order (per-listener FIFO), even though each call is an actor hop. With a `key`,
+    /// a repeated registration with the same actor, key, event type and sender is ignored;
+    /// remove it with `remove(actor, key:)`.
     @discardableResult
     public func listen<E: Event, A: Actor>(
         to type: E.Type,
         isolatedTo actor: A,
+        key: some Hashable & Sendable = Never?.none,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
@@ -166,27 +147,7 @@ extension EventCenter {
         _ handler: @escaping @Sendable (isolated A, E) throws -> Void
     ) -> Subscription {
         register(
-            type, owner: actor, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
-    }
-
-    /// The keyed actor form: a repeated registration with the same actor, key, event type and
-    /// sender is ignored; remove it with `remove(actor, key:)`.
-    @discardableResult
-    public func listen<E: Event, A: Actor>(
-        to type: E.Type,
-        isolatedTo actor: A,
-        key: some Hashable & Sendable,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (isolated A, E) throws -> Void
-    ) -> Subscription {
-        register(
-            type, owner: actor, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            type, owner: actor, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
     }

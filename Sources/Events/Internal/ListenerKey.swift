@@ -13,6 +13,13 @@ final class ListenerKey: Hashable, @unchecked Sendable {
         hash = base.hashValue
     }
 
+    /// The key of a registration whose `key:` parameter defaults to `Never?.none`: nil when the
+    /// caller left it out. The type tells them apart, not the value, so that a key of another
+    /// optional type whose value is nil is still a key.
+    static func given<Key: Hashable & Sendable>(_ value: Key) -> ListenerKey? {
+        Key.self == Never?.self ? nil : ListenerKey(value)
+    }
+
     static func == (lhs: ListenerKey, rhs: ListenerKey) -> Bool {
         lhs.hash == rhs.hash && lhs.base == rhs.base
     }

@@ -62,27 +62,10 @@ extension EventCenter {
     /// The listener ends when the owner deinitializes, when the returned subscription is
     /// cancelled, or on ``remove(_:)``, `remove(_:for:)` with the name, and their keyed variants.
     /// Dropping the subscription does not end it.
-    @discardableResult
-    public func listen<Owner: AnyObject & Sendable>(
-        to name: EventName,
-        owner: Owner,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamed(
-            .name(name.rawValue), owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
-    }
-
-    /// The owner-bound form with a `key`: a registration with the same owner, key, name and
-    /// sender as a live one is ignored and returns the existing subscription, so it is safe from
-    /// code that runs repeatedly (a `viewWillAppear`, for example).
+    ///
+    /// With a `key`, a registration with the same owner, key, name and sender as a live one is
+    /// ignored and returns the existing subscription, so it is safe from code that runs
+    /// repeatedly (a `viewWillAppear`, for example):
     ///
     /// ```swift
     /// center.listen(to: .rectangleCreated, owner: self, key: "canvas") { controller, event in ... }
@@ -94,7 +77,7 @@ extension EventCenter {
     public func listen<Owner: AnyObject & Sendable>(
         to name: EventName,
         owner: Owner,
-        key: some Hashable & Sendable,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -104,7 +87,7 @@ extension EventCenter {
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
-            .name(name.rawValue), owner: owner, key: ListenerKey(key), sender: sender, priority: priority,
+            .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
             once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
@@ -142,10 +125,12 @@ extension EventCenter {
 
     /// Calls `handler` with every named event for as long as `owner` lives.
     ///
+    /// With a `key`, a repeated registration with the same owner, key and sender is ignored.
     /// End it early with ``removeListenersToAllNames(of:)`` or ``remove(_:)``.
     @discardableResult
     public func listenToAllNames<Owner: AnyObject & Sendable>(
         owner: Owner,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -155,27 +140,7 @@ extension EventCenter {
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
-            .anyName, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
-    }
-
-    /// The owner-bound form with a `key`: a repeated registration with the same owner, key and
-    /// sender is ignored.
-    @discardableResult
-    public func listenToAllNames<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        key: some Hashable & Sendable,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamed(
-            .anyName, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
     }
