@@ -247,7 +247,10 @@ extension EventCenter {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
                 delivery: delivery
-            ) { owner, event, sender in try body(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
+            ) { owner, event, sender in
+                // A checked cast: this runs once per queued delivery, next to a hop to another
+                // context, where an unchecked one would not show.
+                try body(owner! as! Owner, event, sender)
             }
         }
         let record = OwnerHandlerRecord<E, Owner>(

@@ -137,6 +137,11 @@ public final class EventCenter: Sendable {
             var delivered = 0
             var needsPurge = false
             for index in buffer.indices {
+                // Unchecked downcast: a checked one is a runtime call per listener of every
+                // dispatch. Safe because a list holds the records of one event key, and only
+                // `register` for `E` creates records for `EventKey(E.self)` (a `.name` or
+                // `.anyName` list holds `TypedListenerRecord<NamedEvent>`s only), so every record
+                // here is a `TypedListenerRecord<E>`, as this function's contract says.
                 let outcome = Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { record in
                     deliver(
                         event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender,
@@ -163,6 +168,9 @@ public final class EventCenter: Sendable {
             // context) takes one test instead of one per trait, and no owner to hold and release.
             guard listener.isActive else { return DeliveryOutcome(delivered: false, needsPurge: false) }
             do {
+                // Unchecked downcast, here and below: a checked one is a runtime call on the
+                // path of the most common listener. Safe because only `EventOnlyHandlerRecord`
+                // is built with the `.eventOnly` shape, the only source of that trait.
                 try unsafeDowncast(listener, to: EventOnlyHandlerRecord<E>.self).body(event)
                 collector?.recordRun(nil, queued: false)
             } catch {

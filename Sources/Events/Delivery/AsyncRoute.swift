@@ -54,7 +54,8 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
                 center.runQueued(listener, collector: collector) { _ in }
                 return
             }
-            await runIsolated(unsafeDowncast(actor, to: A.self)) { actor in
+            // A checked cast: it runs once per delivery, after the hop to the actor.
+            await runIsolated(actor as! A) { actor in
                 center.runQueued(listener, collector: collector) { _ in try handler(actor, event, sender) }
             }
         }

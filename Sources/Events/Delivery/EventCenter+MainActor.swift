@@ -91,8 +91,26 @@ extension EventCenter {
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, handler: handler)
+    }
+
+    /// Registers an owner-bound main-actor listener. A function of its own, generic over the
+    /// event and the owner alone, so that the wrapper closure it builds, called on every
+    /// delivery, does not carry the generic context of the caller's key.
+    private func registerOnMainActor<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, delivery: MainActorDelivery,
+        handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
+    ) -> Subscription {
+        registerOnMainActor(
+            type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+            delivery: delivery
         ) { owner, event, _ in
+            // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
+            // made inline on the main thread. Safe because the owner handed here is the one
+            // loaded from the listener's own record (inline, or when a queued delivery's turn
+            // comes), which holds the `Owner` given at registration, and it is handed on only
+            // when it is not nil.
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
         }

@@ -86,10 +86,9 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamed(
+        registerNamedOwned(
             .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
     }
 
     // MARK: Listening to every name
@@ -139,10 +138,29 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamed(
+        registerNamedOwned(
             .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
+    }
+
+    /// Registers an owner-bound `NamedEvent` listener under `eventKey`. A function of its own,
+    /// generic over the owner alone, so that the wrapper closure it builds, called on every
+    /// delivery, does not carry the generic context of the caller's key.
+    private func registerNamedOwned<Owner: AnyObject & Sendable>(
+        _ eventKey: EventKey, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, delivery: Delivery.Kind, handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
+    ) -> Subscription {
+        registerNamed(
+            eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+            delivery: delivery
+        ) { owner, event in
+            // Unchecked: a checked cast is a runtime call for every such listener of every
+            // dispatch. Safe because the owner handed to a handler is the one loaded from the
+            // listener's own record (by the dispatch loop, or when a queued delivery's turn
+            // comes), which holds the `Owner` given at registration, and it is handed on only
+            // when it is not nil.
+            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+        }
     }
 
     /// Registers a `NamedEvent` listener under `eventKey` (a name, or every name).
