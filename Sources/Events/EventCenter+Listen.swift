@@ -25,8 +25,7 @@ extension EventCenter {
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
     // Inlinable so that the record's class, generic over `E`, is instantiated where `E` is known:
-    // otherwise every call looks its metadata up in the runtime's generic cache, which the
-    // benchmark measured at a tenth of a listen + cancel.
+    // otherwise every call looks its metadata up in the runtime's generic cache.
     @inlinable
     public func listen<E: Event>(
         to type: E.Type,
@@ -45,7 +44,7 @@ extension EventCenter {
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
-        let record = EventHandlerRecord<E>(
+        let record = EventOnlyHandlerRecord<E>(
             registry: registry, once: once, callSite: callSite,
             details: priority.value == 0 && sender == nil ? nil : .make(priority: priority, sender: sender),
             body: handler)
@@ -113,56 +112,8 @@ extension EventCenter {
     /// the subscription does not end it. The owner must be `Sendable`, because the handler runs
     /// on whichever thread dispatches.
     ///
-    /// - Parameters:
-    ///   - type: The event type to hear.
-    ///   - owner: The object whose lifetime bounds the listener; held weakly.
-    ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
-    ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
-    ///   - priority: Higher runs earlier; ties run in registration order.
-    ///   - once: When true, the listener ends after its first event.
-    ///   - file: The call site, recorded for diagnostics. Leave the default.
-    ///   - line: The call site, recorded for diagnostics. Leave the default.
-    ///   - handler: Receives the owner and each event.
-    @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
-        to type: E.Type,
-        owner: Owner,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E) throws -> Void
-    ) -> Subscription {
-        registerOwned(
-            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event, _ in try handler(owner, event) }
-    }
-
-    /// The owner-bound form whose handler also receives the ``Sender``.
-    @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
-        to type: E.Type,
-        owner: Owner,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
-    ) -> Subscription {
-        registerOwned(
-            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
-    }
-
-    /// The owner-bound form with a `key`, which names the registration for removal and makes a
-    /// repeated registration a no-op.
-    ///
-    /// A registration with the same owner, key, event type and sender as a live one is ignored:
+    /// A `key` names the registration for removal and makes a repeated registration a no-op: a
+    /// registration with the same owner, key, event type and sender as a live one is ignored,
     /// the existing subscription is returned and the new handler, priority and `once` are
     /// discarded. This makes it safe to register from code that runs repeatedly (a
     /// `viewWillAppear`, for example):
@@ -177,7 +128,8 @@ extension EventCenter {
     /// - Parameters:
     ///   - type: The event type to hear.
     ///   - owner: The object whose lifetime bounds the listener; held weakly.
-    ///   - key: Any `Hashable & Sendable` value: a string, an enum case.
+    ///   - key: Any `Hashable & Sendable` value (a string, an enum case) that names the
+    ///     registration. Leave it out for a registration without a key, which is always distinct.
     ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
     ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
     ///   - priority: Higher runs earlier; ties run in registration order.
@@ -185,11 +137,14 @@ extension EventCenter {
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives the owner and each event.
+    // `key` defaults to a value of its own type, `Never?.none`, rather than being optional: a
+    // key of an optional type whose value is nil stays a key, as it was before a default
+    // existed.
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
-        key: some Hashable & Sendable,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -199,17 +154,18 @@ extension EventCenter {
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOwned(
-            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
         ) { owner, event, _ in try handler(owner, event) }
     }
 
-    /// The keyed owner-bound form whose handler also receives the ``Sender``.
+    /// The owner-bound form whose handler also receives the ``Sender``; with a `key`, a
+    /// repeated registration is ignored, as for the form without the sender.
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
-        key: some Hashable & Sendable,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -219,7 +175,7 @@ extension EventCenter {
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         registerOwned(
-            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
     }
 
@@ -291,7 +247,10 @@ extension EventCenter {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
                 delivery: delivery
-            ) { owner, event, sender in try body(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, sender)
+            ) { owner, event, sender in
+                // A checked cast: this runs once per queued delivery, next to a hop to another
+                // context, where an unchecked one would not show.
+                try body(owner! as! Owner, event, sender)
             }
         }
         let record = OwnerHandlerRecord<E, Owner>(

@@ -1,4 +1,4 @@
-/// The object that dispatched an event: the seed API's "dispatcher".
+/// The object that dispatched an event (the `from:` of a dispatch).
 ///
 /// Pass the sender when dispatching (`center.dispatch(event, from: self)`) and listeners can ask
 /// who it was by taking a second handler parameter:

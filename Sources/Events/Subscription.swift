@@ -31,9 +31,9 @@
 ///   `cancel()` returns are skipped when their turn comes.
 /// - Two subscriptions are equal when they stand for the same registration.
 public final class Subscription: Hashable, Sendable, CustomStringConvertible {
-    // One reference: a subscription costs 32 bytes of heap. Whether it cancels on deinit follows
-    // from the registration: listeners without an owner end with their subscription, owner-bound
-    // (and actor-bound) ones end with their owner.
+    // One reference, so that a subscription is the smallest heap object. Whether it cancels on
+    // deinit follows from the registration: listeners without an owner end with their
+    // subscription, owner-bound (and actor-bound) ones end with their owner.
     let record: ListenerRecord
 
     init(record: ListenerRecord) {

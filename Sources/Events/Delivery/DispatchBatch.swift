@@ -3,8 +3,8 @@
 /// every event dispatched through the batch, as `dispatchAndWait` does for one event.
 ///
 /// For the Redis bridge's stream consumer, which acknowledges a batch of entries together once
-/// all of them are handled: waiting for each event on its own cost it an allocation, a lock and
-/// an async call per event, where one wait per batch does.
+/// all of them are handled: waiting for each event on its own would cost an allocation, a lock
+/// and an async call per event, where one wait serves the batch.
 ///
 /// Rules: dispatch everything first, then wait once; a batch dispatches nothing after its wait.
 /// Events reach each listener in the order they were dispatched, but one listener may receive a

@@ -74,11 +74,13 @@ extension EventCenter {
     /// ```
     ///
     /// An owner that is gone when an event's turn comes is skipped, even if it was alive when the
-    /// event was dispatched.
+    /// event was dispatched. With a `key`, a repeated registration with the same owner, key,
+    /// event type and sender is ignored (see the posting-thread owner-bound form).
     @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: MainActorDelivery,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -88,33 +90,27 @@ extension EventCenter {
         _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
-            type, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
-        ) { owner, event, _ in
-            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
-            try MainActor.assumeIsolated { try handler(owner, event) }
-        }
+            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, handler: handler)
     }
 
-    /// The keyed main-actor owner-bound form: a repeated registration with the same owner, key,
-    /// event type and sender is ignored (see the keyed posting-thread form).
-    @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
-        to type: E.Type,
-        owner: Owner,
-        key: some Hashable & Sendable,
-        on delivery: MainActorDelivery,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
+    /// Registers an owner-bound main-actor listener. A function of its own, generic over the
+    /// event and the owner alone, so that the wrapper closure it builds, called on every
+    /// delivery, does not carry the generic context of the caller's key.
+    private func registerOnMainActor<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, delivery: MainActorDelivery,
+        handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
-            type, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
+            type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+            delivery: delivery
         ) { owner, event, _ in
+            // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
+            // made inline on the main thread. Safe because the owner handed here is the one
+            // loaded from the listener's own record (inline, or when a queued delivery's turn
+            // comes), which holds the `Owner` given at registration, and it is handed on only
+            // when it is not nil.
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
         }
@@ -153,11 +149,14 @@ extension EventCenter {
     ///
     /// The actor is held weakly, like an owner: the listener ends when it deinitializes, and an
     /// event whose turn comes after that is skipped. Events reach the handler one at a time in
-    /// dispatch order (per-listener FIFO), even though each call is an actor hop.
+    /// dispatch order (per-listener FIFO), even though each call is an actor hop. With a `key`,
+    /// a repeated registration with the same actor, key, event type and sender is ignored;
+    /// remove it with `remove(actor, key:)`.
     @discardableResult
     public func listen<E: Event, A: Actor>(
         to type: E.Type,
         isolatedTo actor: A,
+        key: some Hashable & Sendable = Never?.none,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
@@ -166,27 +165,7 @@ extension EventCenter {
         _ handler: @escaping @Sendable (isolated A, E) throws -> Void
     ) -> Subscription {
         register(
-            type, owner: actor, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
-    }
-
-    /// The keyed actor form: a repeated registration with the same actor, key, event type and
-    /// sender is ignored; remove it with `remove(actor, key:)`.
-    @discardableResult
-    public func listen<E: Event, A: Actor>(
-        to type: E.Type,
-        isolatedTo actor: A,
-        key: some Hashable & Sendable,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (isolated A, E) throws -> Void
-    ) -> Subscription {
-        register(
-            type, owner: actor, key: ListenerKey(key), sender: sender, priority: priority, once: once,
+            type, owner: actor, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
     }

@@ -2,8 +2,8 @@
 /// copies of them (`ContiguousArray<ListenerRecord>`).
 ///
 /// Typed keys, looked up by every dispatch, live in an open-addressing table hashed with one
-/// multiplication of the metatype's address, instead of the SipHash a `Dictionary` runs; the
-/// benchmark showed that hash as a large part of a one-listener dispatch. A typed key keeps its
+/// multiplication of the metatype's address, instead of the SipHash a `Dictionary` runs, which
+/// would weigh on a dispatch to few listeners. A typed key keeps its
 /// slot once placed (its list may become nil), so there are no tombstones; the table only grows,
 /// bounded by the number of event types ever listened to. Names go to a plain `Dictionary`.
 ///
@@ -49,7 +49,7 @@ struct ListTable<List>: ~Copyable {
     /// Runs `body` on the list of `key` (nil when there is none), to read and change it in place.
     ///
     /// The same as `body(&self[key])`, without the `_modify` coroutine: its frame is allocated
-    /// on the heap, which the benchmark showed as a malloc and a free on every listen and cancel.
+    /// on the heap, which would add a heap allocation to every listen and cancel.
     mutating func modify<T>(_ key: EventKey, _ body: (inout List?) -> T) -> T {
         guard case .type(let id) = key else { return body(&named[key]) }
         // The lookup inlined, the placement of a new key not: every listen and cancel comes here.

@@ -21,13 +21,13 @@ final class Registry: @unchecked Sendable {
     //
     // A `SpinLock` rather than a pthread `Lock`: it is held for a few table operations only and
     // rarely contended (dispatch reads through the stripes), and an uncontended acquire and
-    // release is one atomic exchange and one plain store, where the pthread pair cost two
-    // library calls and two locked instructions, measured as a twentieth of a listen + cancel.
+    // release is one atomic exchange and one plain store, where the pthread pair is two library
+    // calls and two locked operations on every listen and cancel.
     // Like `Lock`, it is built on primitives the thread sanitizer understands.
     private let lock = SpinLock()
     /// The table lives behind a pointer: a stored `var` of a class is checked for exclusive
-    /// access at run time on every read (a thread-local access set), which the benchmark showed
-    /// on every dispatch. The lock already guarantees exclusivity.
+    /// access at run time on every read (a thread-local access set), a cost paid by every
+    /// dispatch. The lock already guarantees exclusivity.
     ///
     /// The table holds its lists unmanaged, owning one reference to each (taken when a list is
     /// created, given back when it is dropped): a list is reached on every listen and cancel,

@@ -62,27 +62,10 @@ extension EventCenter {
     /// The listener ends when the owner deinitializes, when the returned subscription is
     /// cancelled, or on ``remove(_:)``, `remove(_:for:)` with the name, and their keyed variants.
     /// Dropping the subscription does not end it.
-    @discardableResult
-    public func listen<Owner: AnyObject & Sendable>(
-        to name: EventName,
-        owner: Owner,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamed(
-            .name(name.rawValue), owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
-    }
-
-    /// The owner-bound form with a `key`: a registration with the same owner, key, name and
-    /// sender as a live one is ignored and returns the existing subscription, so it is safe from
-    /// code that runs repeatedly (the seed's `viewWillAppear`).
+    ///
+    /// With a `key`, a registration with the same owner, key, name and sender as a live one is
+    /// ignored and returns the existing subscription, so it is safe from code that runs
+    /// repeatedly (a `viewWillAppear`, for example):
     ///
     /// ```swift
     /// center.listen(to: .rectangleCreated, owner: self, key: "canvas") { controller, event in ... }
@@ -94,7 +77,7 @@ extension EventCenter {
     public func listen<Owner: AnyObject & Sendable>(
         to name: EventName,
         owner: Owner,
-        key: some Hashable & Sendable,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -103,10 +86,9 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamed(
-            .name(name.rawValue), owner: owner, key: ListenerKey(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+        registerNamedOwned(
+            .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
     }
 
     // MARK: Listening to every name
@@ -142,10 +124,12 @@ extension EventCenter {
 
     /// Calls `handler` with every named event for as long as `owner` lives.
     ///
-    /// End it early with ``removeAllNamesListeners(of:)`` or ``remove(_:)``.
+    /// With a `key`, a repeated registration with the same owner, key and sender is ignored.
+    /// End it early with ``removeListenersToAllNames(of:)`` or ``remove(_:)``.
     @discardableResult
     public func listenToAllNames<Owner: AnyObject & Sendable>(
         owner: Owner,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -154,30 +138,29 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamed(
-            .anyName, owner: owner, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+        registerNamedOwned(
+            .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
     }
 
-    /// The owner-bound form with a `key`: a repeated registration with the same owner, key and
-    /// sender is ignored.
-    @discardableResult
-    public func listenToAllNames<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        key: some Hashable & Sendable,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
+    /// Registers an owner-bound `NamedEvent` listener under `eventKey`. A function of its own,
+    /// generic over the owner alone, so that the wrapper closure it builds, called on every
+    /// delivery, does not carry the generic context of the caller's key.
+    private func registerNamedOwned<Owner: AnyObject & Sendable>(
+        _ eventKey: EventKey, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
+        callSite: CallSite, delivery: Delivery.Kind, handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
-            .anyName, owner: owner, key: ListenerKey(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
-        ) { owner, event in try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event) }
+            eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
+            delivery: delivery
+        ) { owner, event in
+            // Unchecked: a checked cast is a runtime call for every such listener of every
+            // dispatch. Safe because the owner handed to a handler is the one loaded from the
+            // listener's own record (by the dispatch loop, or when a queued delivery's turn
+            // comes), which holds the `Owner` given at registration, and it is handed on only
+            // when it is not nil.
+            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+        }
     }
 
     /// Registers a `NamedEvent` listener under `eventKey` (a name, or every name).
@@ -206,14 +189,14 @@ extension EventCenter {
     /// ```swift
     /// center.dispatch(.postWritten, from: self)                      // no data
     /// center.dispatch(.postWritten, from: self, data: post)          // one value
-    /// center.dispatch(.opacityChanged, from: self, payload: Payload((.uniqueID, id), (.opacity, 0.5)))
+    /// center.dispatch(.opacityChanged, from: self, payload: Payload(.uniqueID, id).setting(.opacity, to: 0.5))
     /// ```
     ///
     /// - Parameters:
     ///   - name: The event's name.
-    ///   - sender: The object dispatching it, if any (the seed's "dispatcher",
-    ///     `NotificationCenter`'s `object`): listeners registered `from:` another object do not
-    ///     hear it, and every listener can read it as ``NamedEvent/sender``.
+    ///   - sender: The object dispatching it, if any (`NotificationCenter`'s `object`): listeners
+    ///     registered `from:` another object do not hear it, and every listener can read it as
+    ///     ``NamedEvent/sender``.
     ///   - data: One value, read with ``NamedEvent/data(as:)``.
     ///   - payload: Keyed values, read with a ``PayloadKey``.
     /// - Returns: The number of handlers that were called (nested dispatches not included).
@@ -293,16 +276,34 @@ extension EventCenter {
         removeListeners(of: owner, in: .name(name.rawValue)) { $0.key == key }
     }
 
-    /// Ends the listeners of every name (`listenToAllNames(owner:)`)
-    /// that `owner` registered, whatever their key. Its listeners of single names stay.
-    public func removeAllNamesListeners(of owner: AnyObject) {
+    /// Ends the listeners to every name (`listenToAllNames(owner:)`) that `owner` registered,
+    /// whatever their key. Its listeners of single names stay.
+    ///
+    /// ```swift
+    /// center.listenToAllNames(owner: self) { logger, event in logger.record(event) }
+    /// center.removeListenersToAllNames(of: self)
+    /// ```
+    public func removeListenersToAllNames(of owner: AnyObject) {
         removeListeners(of: owner, in: .anyName) { _ in true }
     }
 
-    /// Ends the listener of every name that `owner` registered with `key`.
-    public func removeAllNamesListeners(of owner: AnyObject, key: some Hashable & Sendable) {
+    /// Ends the listener to every name that `owner` registered with `key`; its other listeners
+    /// stay.
+    public func removeListenersToAllNames(of owner: AnyObject, key: some Hashable & Sendable) {
         let key = ListenerKey(key)
         removeListeners(of: owner, in: .anyName) { $0.key == key }
+    }
+
+    /// Ends the listeners to every name that `owner` registered, whatever their key.
+    @available(*, deprecated, renamed: "removeListenersToAllNames(of:)")
+    public func removeAllNamesListeners(of owner: AnyObject) {
+        removeListenersToAllNames(of: owner)
+    }
+
+    /// Ends the listener to every name that `owner` registered with `key`.
+    @available(*, deprecated, renamed: "removeListenersToAllNames(of:key:)")
+    public func removeAllNamesListeners(of owner: AnyObject, key: some Hashable & Sendable) {
+        removeListenersToAllNames(of: owner, key: key)
     }
 
     // MARK: Inspecting

@@ -53,6 +53,11 @@ extension EventCenter {
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
             delivery: delivery
         ) { owner, event, _ in
+            // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
+            // made inline on the main thread. Safe because the owner handed here is the one
+            // loaded from the listener's own record (inline, or when a queued delivery's turn
+            // comes), which holds the `Owner` given at registration, and it is handed on only
+            // when it is not nil.
             let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
         }

@@ -1,7 +1,7 @@
 /// What a listener of a name receives: the name, who dispatched it, and its data.
 ///
-/// This is the seed API's `Event` (`eventName`, `dispatcher`, `data`) and `NotificationCenter`'s
-/// `Notification` (`name`, `object`, `userInfo`), with typed reads that cannot fail silently:
+/// The counterpart of `NotificationCenter`'s `Notification` (`name`, `object`, `userInfo`),
+/// with typed reads that cannot fail silently:
 ///
 /// ```swift
 /// extension PayloadKeys {
@@ -19,8 +19,8 @@
 /// }
 /// ```
 ///
-/// A named event carries two kinds of data, either or both: one value (``data(as:)``, the seed's
-/// `dispatch(dispatcher, eventName, data)`) and keyed values (``payload``, read with a
+/// A named event carries two kinds of data, either or both: one value (``data(as:)``, passed as
+/// `dispatch(name, from: sender, data: value)`) and keyed values (``payload``, read with a
 /// ``PayloadKey``, in place of `userInfo`). Every value is `Sendable`.
 ///
 /// Dispatch named events by name (`center.dispatch(name, from:data:payload:)`); a `NamedEvent`
@@ -31,8 +31,7 @@
 public struct NamedEvent: Event, CustomStringConvertible {
     /// The event's name.
     public let name: EventName
-    /// The object that dispatched the event (`from:`), if any: the seed's "dispatcher",
-    /// `NotificationCenter`'s `object`.
+    /// The object that dispatched the event (`from:`), if any: `NotificationCenter`'s `object`.
     public let sender: Sender?
     /// The keyed values.
     public let payload: Payload

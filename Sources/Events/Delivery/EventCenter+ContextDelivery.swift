@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+
+extension EventCenter {
+    /// The mailbox that serves one listener in `delivery`'s context.
+    func makeMailbox(for delivery: Delivery.Kind) -> SerialMailbox {
+        switch delivery {
+        case .postingThread:
+            preconditionFailure("posting-thread listeners have no mailbox")
+        case .background:
+            let queue = backgroundQueue
+            return SerialMailbox { queue.async(execute: $0) }
+        case .queue(let queue):
+            return SerialMailbox { queue.async(execute: $0) }
+        case .operationQueue(let queue):
+            return SerialMailbox { queue.addOperation($0) }
+        }
+    }
+
+    /// The mailbox of one main-actor listener.
+    func makeMainMailbox() -> SerialMailbox {
+        SerialMailbox { DispatchQueue.main.async(execute: $0) }
+    }
+
+    /// Runs a delivery synchronously on this thread (posting-thread listeners, and main-actor
+    /// listeners dispatched on the main thread), reporting a thrown error.
+    func runNow<E: Event>(
+        _ listener: TypedListenerRecord<E>, collector: ReportCollector?, _ body: (AnyObject?) throws -> Void
+    ) {
+        // The dispatch loop checked the owner a moment ago; load it again to hold it strongly
+        // for the call.
+        var owner: AnyObject? = nil
+        // A `once` listener's claim in the dispatch loop was the start of this call: its event
+        // is taken here, so that the record leaves its list (see `awaitsQueuedDelivery`).
+        if listener.once { _ = listener.claimQueuedDelivery() }
+        if listener.isOwnerBound {
+            guard let alive = listener.owner else {
+                collector?.recordSkip(queued: false)
+                return
+            }
+            owner = alive
+        }
+        do {
+            try body(owner)
+            collector?.recordRun(nil, queued: false)
+        } catch {
+            reportThrown(error, by: listener, to: collector, queued: false)
+        }
+    }
+
+    /// Runs a queued delivery when its turn comes: skipped if the listener was cancelled or
+    /// removed, or its owner died, since it was queued.
+    func runQueued<E: Event>(
+        _ listener: TypedListenerRecord<E>, collector: ReportCollector?, _ body: (AnyObject?) throws -> Void
+    ) {
+        guard let owner = ownerForQueuedDelivery(listener) else {
+            collector?.recordSkip(queued: true)
+            return
+        }
+        do {
+            try body(owner.object)
+            collector?.recordRun(nil, queued: true)
+        } catch {
+            reportThrown(error, by: listener, to: collector, queued: true)
+        }
+    }
+
+    /// Whether a queued delivery may run now, and the owner to hold during it. Nil means skip.
+    /// Call it in the listener's context, when the delivery's turn has come.
+    private func ownerForQueuedDelivery(_ listener: ListenerRecord) -> HeldOwner? {
+        let claimed = listener.claimQueuedDelivery()
+        // An owner-bound `once` listener stayed in its list for this turn; its event is taken or
+        // its listener cancelled by now, so the list can let it go.
+        if listener.once, listener.isOwnerBound { registry.purge(listener.eventKey) }
+        guard claimed else { return nil }
+        guard listener.isOwnerBound else { return HeldOwner(object: nil) }
+        guard let owner = listener.owner else {
+            if listener.retire(.ownerGone) { registry.purge(listener.eventKey) }
+            return nil
+        }
+        return HeldOwner(object: owner)
+    }
+}
+
+/// An owner kept alive for the length of one queued call (nil for closure listeners).
+private struct HeldOwner {
+    let object: AnyObject?
+}

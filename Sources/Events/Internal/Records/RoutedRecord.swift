@@ -1,0 +1,13 @@
+/// A listener whose handler runs in another context, reached through its route.
+final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+    let storedRoute: any AsyncRoute<E>
+
+    init(
+        registry: Registry, once: Bool, callSite: CallSite, details: ListenerDetails?, route: any AsyncRoute<E>
+    ) {
+        self.storedRoute = route
+        super.init(registry: registry, shape: .routed, once: once, callSite: callSite, details: details)
+    }
+
+    override var route: any AsyncRoute<E> { storedRoute }
+}
