@@ -54,19 +54,19 @@ private final class Plane: Sendable {
     func createRectangle(id: String, color: RGBColor) {
         rectangles.withLock { $0.append(Rectangle(uniqueID: id, color: color, opacity: Opacity(level: 10))) }
         timeline.note("plane: created \(id), posting rectangleCreated")
-        center.dispatch(.rectangleCreated, from: self, payload: Payload((.uniqueID, id), (.color, color)))
+        center.dispatch(.rectangleCreated, from: self, payload: Payload(.uniqueID, id).setting(.color, to: color))
     }
 
     func changeColor(of id: String, to color: RGBColor) {
         guard update(id, { $0.color = color }) else { return }
         timeline.note("plane: \(id) is now \(color), posting rectangleColorChanged")
-        center.dispatch(.rectangleColorChanged, from: self, payload: Payload((.uniqueID, id), (.color, color)))
+        center.dispatch(.rectangleColorChanged, from: self, payload: Payload(.uniqueID, id).setting(.color, to: color))
     }
 
     func changeOpacity(of id: String, to opacity: Opacity) {
         guard update(id, { $0.opacity = opacity }) else { return }
         timeline.note("plane: \(id) opacity is now \(opacity), posting rectangleOpacityChanged")
-        center.dispatch(.rectangleOpacityChanged, from: self, payload: Payload((.uniqueID, id), (.opacity, opacity)))
+        center.dispatch(.rectangleOpacityChanged, from: self, payload: Payload(.uniqueID, id).setting(.opacity, to: opacity))
     }
 
     private func update(_ id: String, _ change: (inout Rectangle) -> Void) -> Bool {
@@ -167,7 +167,7 @@ func runShapesDemo() {
 
     timeline.step("A plugin dispatches an opacity change with a plain Int: the controller says so")
     let plugin = PayloadKey<Int>("opacity")
-    center.dispatch(.rectangleOpacityChanged, payload: Payload((.uniqueID, "rect-2"), (plugin, 3)))
+    center.dispatch(.rectangleOpacityChanged, payload: Payload(.uniqueID, "rect-2").setting(plugin, to: 3))
 
     timeline.step("The screen closes; nobody calls remove")
     controller = nil

@@ -19,11 +19,10 @@ final class Registry: @unchecked Sendable {
     // Why @unchecked is safe: every mutable stored property is read and written only while
     // `lock` is held.
     //
-    // A `SpinLock` rather than a pthread `Lock`: it is held for a few table operations only and
-    // rarely contended (dispatch reads through the stripes), and an uncontended acquire and
-    // release is one atomic exchange and one plain store, where the pthread pair is two library
-    // calls and two locked operations on every listen and cancel.
-    // Like `Lock`, it is built on primitives the thread sanitizer understands.
+    // A `SpinLock` rather than a `Lock`: it is held for a few table operations only and rarely
+    // contended (dispatch reads through the stripes), so every listen and cancel gains from the
+    // cheapest uncontended acquire the platform has (see `SpinLock`). Like `Lock`, it is built
+    // on primitives the thread sanitizer understands.
     private let lock = SpinLock()
     /// The table lives behind a pointer: a stored `var` of a class is checked for exclusive
     /// access at run time on every read (a thread-local access set), a cost paid by every
