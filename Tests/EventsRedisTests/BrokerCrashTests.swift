@@ -63,11 +63,13 @@ struct BrokerCrashTests {
         let receivedAtCrash = streamed.count
         heldHandler.open()
         publish((total * 3 / 10 + 1)...(total * 7 / 10))
-        // Both bridges have met the dead server (the publisher holds its events back) before it
-        // comes back.
+        // The events just dispatched wait in the publisher's queue, whether or not it has tried
+        // them yet. The receiver has met the dead server before it comes back (when its
+        // connection was idle at the crash, that shows only once its reconnect attempts have
+        // run out, a few seconds).
         #expect(
-            await eventually { receiver.statistics.redisErrors > 0 && publisher.statistics.redisErrors > 0 },
-            "both bridges saw the connection break: \(receiver.statistics), \(publisher.statistics)")
+            await eventually { receiver.statistics.redisErrors > 0 },
+            "the receiver saw the connection break: \(receiver.statistics)")
         try server.restart()
         publish((total * 7 / 10 + 1)...total)
         await publisher.flush()
