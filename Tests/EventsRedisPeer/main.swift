@@ -12,12 +12,13 @@ import Foundation
 // again (Tests/EventsRedisTests/ReceiverCrashTests.swift). Not a product: the tests find it
 // beside their own executable.
 //
-//   events-redis-peer <redis URL> <consumer name> <key prefix> <output file> <life> <work µs>
+//   events-redis-peer <redis URL> <consumer name> <key prefix> <output file> <life> <hold at>
 //
 // It carries `Sequenced` from its stream as consumer <consumer name> of the group of the same
-// name, spends <work µs> in each delivery, and appends one line per event it handles to
-// <output file>, each written straight to the descriptor, so that a kill loses no line of an
-// event handled before it:
+// name, and appends one line per event it handles to <output file>, each written straight to the
+// descriptor, so that a kill loses no line of an event handled before it. The handler of event
+// number <hold at> (0: none) writes its line and then never returns, so that a test killing the
+// peer then knows that entry, and those read with it, are delivered but not acknowledged:
 //
 //   ready <life>                              once start() has returned
 //   event <life> <n> <stream entry id>        per delivered event
@@ -59,9 +60,9 @@ struct LineWriter: Sendable {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let redis = try? RedisConfiguration(url: arguments[1]),
-    let output = LineWriter(path: arguments[4]), let work = UInt32(arguments[6])
+    let output = LineWriter(path: arguments[4]), let holdAt = Int(arguments[6])
 else {
-    FileHandle.standardError.write(Data("usage: events-redis-peer URL CONSUMER PREFIX FILE LIFE WORK_US\n".utf8))
+    FileHandle.standardError.write(Data("usage: events-redis-peer URL CONSUMER PREFIX FILE LIFE HOLD_AT\n".utf8))
     exit(2)
 }
 let consumer = arguments[2]
@@ -78,9 +79,9 @@ configuration.errorHandler = { error in output.write("error \(life) \(error)") }
 let center = EventCenter()
 let bridge = RedisBridge(center: center, configuration: configuration)
 let listener = center.listen(to: Sequenced.self) { event, sender in
-    if work > 0 { usleep(work) }
     let entry = sender?.object(as: RemoteOrigin.self)?.streamEntryID ?? "?"
     output.write("event \(life) \(event.n) \(entry)")
+    if event.n == holdAt { DispatchSemaphore(value: 0).wait() }  // until the test kills the peer
 }
 do {
     try bridge.carry(Sequenced.self, mode: .stream, direction: .incoming)

@@ -60,8 +60,9 @@ struct BridgeInternalsTests {
             await queue.flush()
             flushed.increment()
         }
+        #expect(await eventually { queue.waitingFlushes == 1 })
         queue.removeFirst(3)
-        try? await Task.sleep(for: .milliseconds(20))
+        await waitToShowNothingArrives(for: .milliseconds(20))
         #expect(flushed.value == 0, "message 6 was enqueued before the flush")
         queue.removeFirst(1)
         await flushing.value
@@ -134,8 +135,8 @@ struct BridgeInternalsTests {
         #expect(await eventually { queue.waitingFlushes == 1 })
         _ = queue.enqueue(message(3))
         queue.removeFirst(1)
-        try? await Task.sleep(for: .milliseconds(20))
-        #expect(flushed.value == 0)
+        await waitToShowNothingArrives(for: .milliseconds(20))
+        #expect(flushed.value == 0, "message 2 was enqueued before the flush")
         queue.removeFirst(1)
         await flushing.value
         #expect(flushed.value == 1)

@@ -23,10 +23,15 @@ struct BrokerCrashTests {
         let receivingCenter = EventCenter()
         let streamed = Log<Int>()
         let broadcast = Log<Int>()
-        // A little work per event keeps entries delivered-but-not-yet-acknowledged at any moment,
-        // so the crash lands in the middle of that window.
-        let streamListener = receivingCenter.listen(to: Sequenced.self) { event in
-            usleep(200)
+        // The handler of one event holds until Redis is down, so that the crash lands while
+        // entries are delivered but not yet acknowledged. It runs on a queue of its own: held on
+        // the posting thread it would block a thread of the concurrency pool, and the two cases
+        // of this test running at once would then hold both of them.
+        let crashPoint = total / 10
+        let heldHandler = Gate()
+        let handlerQueue = DispatchQueue(label: "broker-crash.handler")
+        let streamListener = receivingCenter.listen(to: Sequenced.self, on: .queue(handlerQueue)) { event in
+            if event.n == crashPoint { heldHandler.pass() }
             streamed.append(event.n)
         }
         let broadcastListener = receivingCenter.listen(to: PubSubSequenced.self) { broadcast.append($0.n) }
@@ -44,24 +49,33 @@ struct BrokerCrashTests {
         try publisher.carry(PubSubSequenced.self, mode: .pubSub)
         try await publisher.start()
 
-        // Publish steadily while the server crashes and comes back.
-        let publishing = Task.detached {
-            for n in 1...total {
+        // Events go out before the crash, while Redis is down, and after it comes back.
+        func publish(_ numbers: ClosedRange<Int>) {
+            for n in numbers {
                 publishingCenter.dispatch(Sequenced(n: n))
                 publishingCenter.dispatch(PubSubSequenced(n: n))
-                if n % 5 == 0 { try? await Task.sleep(for: .milliseconds(1)) }
             }
         }
-        #expect(await eventually(timeout: .seconds(10)) { streamed.count >= total / 10 })
+        publish(1...(total * 3 / 10))
+        #expect(
+            await eventually { heldHandler.isReached }, "the receiver reached event \(crashPoint): \(streamed.count)")
         server.kill()
         let receivedAtCrash = streamed.count
-        try await Task.sleep(for: .milliseconds(300))
+        heldHandler.open()
+        publish((total * 3 / 10 + 1)...(total * 7 / 10))
+        // The events just dispatched wait in the publisher's queue, whether or not it has tried
+        // them yet. The receiver has met the dead server before it comes back (when its
+        // connection was idle at the crash, that shows only once its reconnect attempts have
+        // run out, a few seconds).
+        #expect(
+            await eventually { receiver.statistics.redisErrors > 0 },
+            "the receiver saw the connection break: \(receiver.statistics)")
         try server.restart()
-        await publishing.value
+        publish((total * 7 / 10 + 1)...total)
         await publisher.flush()
         #expect(await eventually(timeout: .seconds(20)) { Set(streamed.values).count == total })
-        // Give redeliveries time to show up (they must be suppressed).
-        try await Task.sleep(for: .milliseconds(500))
+        // Redeliveries of the entries left pending at the crash must be suppressed.
+        await waitToShowNothingArrives(for: .milliseconds(500))
 
         let values = streamed.values
         var seen = Set<Int>()

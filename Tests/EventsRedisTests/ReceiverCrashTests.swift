@@ -21,9 +21,12 @@ struct ReceiverCrashTests {
         let output = server.directory.appendingPathComponent("peer.out")
         let stream = RedisArgument("test:" + Sequenced.wireName)
         let total = 600
+        // The first life holds in the handler of this event until it is killed.
+        let killPoint = total / 5
         func startPeer(life: Int) async throws -> PeerProcess {
             let peer = try PeerProcess(arguments: [
-                server.configuration.url, "worker", "test:", output.path, String(life), "300",
+                server.configuration.url, "worker", "test:", output.path, String(life),
+                life == 1 ? String(killPoint) : "0",
             ])
             #expect(await eventually { PeerOutput(file: output).ready.contains(life) }, "life \(life) started")
             return peer
@@ -35,21 +38,25 @@ struct ReceiverCrashTests {
             center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
         try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
         try await publisher.start()
-        let publishing = Task.detached {
-            for n in 1...total {
-                center.dispatch(Sequenced(n: n))
-                if n % 10 == 0 { try? await Task.sleep(for: .milliseconds(2)) }
-            }
+        // Events go out in three parts: before the kill, while no receiver runs, and after the
+        // restarted receiver lost its connections.
+        func publish(_ numbers: ClosedRange<Int>) {
+            for n in numbers { center.dispatch(Sequenced(n: n)) }
         }
+        publish(1...(total / 3))
 
-        // Kill it once it is well into the run.
-        #expect(await eventually { PeerOutput(file: output).deliveries.count >= total / 5 })
+        // Kill it once it is well into the run, holding an event it has not acknowledged.
+        #expect(
+            await eventually { PeerOutput(file: output).deliveries.count >= killPoint },
+            "the first life reached event \(killPoint)")
         first.kill()
         let handledAtKill = PeerOutput(file: output).deliveries.count
         // What the dead consumer left pending: the only entries a restart may deliver again.
         let admin = RedisClient(server.configuration)
         let pendingReply = try await admin.send("XPENDING", stream, "worker", "-", "+", "10000", "worker")
         let pendingAtKill = Set((pendingReply.array ?? []).compactMap { $0.array?.first?.string })
+        #expect(!pendingAtKill.isEmpty, "the kill left the held event pending")
+        publish((total / 3 + 1)...(total * 2 / 3))
 
         let second = try await startPeer(life: 2)
         // Drop the restarted consumer's connections once, mid-stream: it re-reads its pending
@@ -65,7 +72,7 @@ struct ReceiverCrashTests {
             }
         }
 
-        await publishing.value
+        publish((total * 2 / 3 + 1)...total)
         #expect(await publisher.flush(timeout: .seconds(15)))
         #expect(
             await eventually(timeout: .seconds(30)) {

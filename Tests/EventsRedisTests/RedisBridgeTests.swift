@@ -43,15 +43,18 @@ struct RedisBridgeTests {
         #expect(origin?.key == "test:" + ShipmentSent.wireName)
         #expect((origin?.streamEntryID != nil) == (mode == .stream))
 
-        // B does not publish what it received, and A never hears its own event back.
-        try await Task.sleep(for: .milliseconds(300))
+        // A never hears its own event back: once it has read it and skipped it, nothing of it
+        // is left to come. B does not publish what it received: anything it would send again
+        // is queued by the time the delivery is counted, and its flush waits for that.
+        #expect(
+            await eventually { bridgeA.statistics.ownEventsSkipped == 1 }, "A's own event came back and was skipped")
+        #expect(await eventually { bridgeB.statistics.delivered == 1 })
+        await bridgeB.flush()
         #expect(atA.values == ["A-1"])
         #expect(atB.count == 1)
         #expect(bridgeB.statistics.published == 0)
         #expect(bridgeA.statistics.published == 1)
         #expect(bridgeA.statistics.delivered == 0)
-        #expect(
-            await eventually { bridgeA.statistics.ownEventsSkipped == 1 }, "A's own event came back and was skipped")
         #expect(bridgeB.statistics.delivered == 1)
         #expect(errors.all.isEmpty)
         _ = (localA, remoteB)
@@ -85,7 +88,7 @@ struct RedisBridgeTests {
         await shop.flush()
         #expect(await eventually(timeout: .seconds(20)) { atWorker.values == ["W-1", "S-1"] })
 
-        try await Task.sleep(for: .milliseconds(300))
+        await waitToShowNothingArrives()
         #expect(atShop.values == ["S-1"], "the shop receives nothing")
         #expect(shop.statistics.published == 1)
         #expect(shop.statistics.ownEventsSkipped == 0, "the shop does not read its own event back")
@@ -304,7 +307,7 @@ struct RedisBridgeTests {
         try await secondRun.start()
         publisherCenter.dispatch(Sequenced(n: 21))
         #expect(await eventually { second.count == 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        await waitToShowNothingArrives(for: .milliseconds(200))
         #expect(second.values == [21])
         #expect(errors.all.isEmpty)
         _ = (firstListener, secondListener)
@@ -361,7 +364,7 @@ struct RedisBridgeTests {
             await pair.publisher.flush()
             #expect(await eventually { pair.received.count == n })
         }
-        try await Task.sleep(for: .milliseconds(300))
+        await waitToShowNothingArrives()  // no claim pass takes an entry back and delivers it again
         #expect(pair.received.values == Array(1...20))
         #expect(pair.consumer.statistics.claimed == 0)
         #expect(pair.consumer.statistics.duplicatesSuppressed == 0)
@@ -378,7 +381,7 @@ struct RedisBridgeTests {
         pair.publish(1...count)
         await pair.publisher.flush()
         #expect(await eventually { pair.received.count >= count })
-        try await Task.sleep(for: .milliseconds(300))
+        await waitToShowNothingArrives()  // nothing past the burst, no entry twice
         #expect(pair.received.values == Array(1...count))
         #expect(pair.consumer.statistics.delivered == count)
         #expect(pair.consumer.statistics.duplicatesSuppressed == 0)

@@ -123,7 +123,11 @@ struct RedisClientTests {
         let client = RedisClient(server.configuration)
         defer { client.close() }
         let call = Task { try await client.send("PING") }
-        try await Task.sleep(for: .milliseconds(100))  // a few refused attempts happen meanwhile
+        // The server comes back only once the client's worker has taken the call and begun to
+        // connect: its attempts until the server listens again are refused.
+        #expect(
+            await eventually { client.state.withLock { $0.isDraining && $0.pending.isEmpty } },
+            "the worker took the call")
         try server.restart()
         #expect(try await call.value == .simpleString("PONG"))
     }

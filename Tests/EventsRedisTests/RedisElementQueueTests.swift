@@ -68,13 +68,15 @@ struct RedisElementQueueTests {
         let terminations = Terminations()
         let queue = RedisElementQueue<Int>(limit: 10, onTermination: { terminations.record() })
         let stream = queue.stream()
+        let taken = Counter()
         let consumer = Task {
-            var count = 0
-            for try await _ in stream { count += 1 }
-            return count
+            for try await _ in stream { taken.increment() }
+            return taken.value
         }
         queue.push(1)
-        try await Task.sleep(for: .milliseconds(50))  // the consumer takes 1, then waits
+        // The consumer takes 1, then waits for more (whether it is already suspended there is not
+        // visible from outside; a cancellation just before the wait must end the stream the same).
+        #expect(await eventually { taken.value == 1 })
         #expect(terminations.value == 0)
         consumer.cancel()
         _ = try await consumer.value

@@ -93,17 +93,20 @@ struct AsyncEventTests {
     @Test func aConsumerThatKeepsUpWithABurstFromAnotherThreadGetsEveryEventInOrder() async {
         let center = EventCenter()
         let stream = center.events(of: Tick.self)
+        let started = Counter()
         let consumer = Task {
             var received: [Int] = []
+            started.increment()
             for await tick in stream {
                 received.append(tick.n)
                 if received.count == 20_000 { break }
             }
             return received
         }
-        // The consumer is waiting (suspended) before the burst starts, so the buffer is
-        // exercised both while the consumer sleeps and while it drains.
-        try? await Task.sleep(for: .milliseconds(10))
+        // The consumer is on its way to wait (suspended) before the burst starts, so the buffer
+        // is exercised both while the consumer sleeps and while it drains. The moment it
+        // suspends is not visible from outside; the burst must arrive whole either way.
+        #expect(await eventually { started.value == 1 })
         DispatchQueue.global().async {
             for n in 0..<20_000 { center.dispatch(Tick(n: n)) }
         }
@@ -131,13 +134,14 @@ struct AsyncEventTests {
             var iterator = stream.makeAsyncIterator()
             return await iterator.next()?.n
         }
-        // Only a consumer already waiting can take an event that may not be buffered.
-        while true {
+        // Only a consumer already waiting can take an event that may not be buffered: offer
+        // event 2 until one is taken rather than dropped.
+        let taken = await eventually {
             let dropped = stream.droppedCount
             center.dispatch(Tick(n: 2))
-            if stream.droppedCount == dropped { break }
-            try? await Task.sleep(for: .milliseconds(1))
+            return stream.droppedCount == dropped
         }
+        #expect(taken, "the consumer came to wait and took event 2")
         #expect(await consumer.value == 2)
     }
 

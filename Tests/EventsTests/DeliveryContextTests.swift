@@ -235,9 +235,7 @@ struct DeliveryContextTests {
         // actor's thread, which may be a moment after the dispatch returned here (under the
         // address sanitizer it was, once). Wait for that, bounded: a center that held the actor
         // strongly would keep it for ever.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while weakLedger != nil, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
-        #expect(weakLedger == nil, "the center holds the actor weakly")
+        #expect(await eventually { weakLedger == nil }, "the center holds the actor weakly")
         #expect(center.listenerCount(for: Tick.self) == 0)
     }
 }

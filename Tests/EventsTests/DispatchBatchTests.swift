@@ -39,8 +39,8 @@ struct DispatchBatchTests {
             finished.increment()
             return report
         }
-        try? await Task.sleep(for: .milliseconds(50))
-        #expect(finished.value == 0, "the queue listener has not run yet")
+        await waitToShowNothingArrives(for: .milliseconds(50))
+        #expect(finished.value == 0, "the wait does not finish before the queue listener has run")
         queue.resume()
         let report = await waiting.value
         #expect(queued.values == [1, 2, 3], "in dispatch order")

@@ -67,6 +67,33 @@ func storedRecords<E: Event>(_ center: EventCenter, _ type: E.Type) -> Int {
     center.registry.snapshot(for: EventKey(type))?.count ?? 0
 }
 
+/// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether
+/// it held. For a step that happens on another thread or task and gives nothing to await.
+///
+/// The timeout only bounds how long a failing test waits: a passing one returns as soon as the
+/// condition holds, so it is generous (the sanitizer runs on 2 cores are many times slower).
+/// The Redis tests have the same helper: a shared home would need a target both depend on.
+func eventually(
+    timeout: Duration = .seconds(15), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return try await condition()
+}
+
+/// Waits `duration`, so that the checks after it can show that something did not happen: a
+/// listener did not run, a wait did not finish.
+///
+/// A fixed wait is the only way to show an absence: what must never happen gives nothing to
+/// await, and a wait for it can only end at a deadline. Use it for that alone; to wait for
+/// something that must happen use `eventually`, which returns as soon as it does.
+func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async {
+    try? await Task.sleep(for: duration)
+}
+
 /// Gives other threads a chance to run (to widen race windows in stress tests).
 func yieldThread() {
     sched_yield()

@@ -53,6 +53,9 @@ final class FaultProxy: Sendable {
     // Guarded by `lock`.
     nonisolated(unsafe) private var state = State()
     private let threads = DispatchGroup()
+    /// Wakes the stalled connections when the mode, the reset generation or the stop flag
+    /// changes. Taken before `lock` wherever both are held.
+    private let stateChanged = NSCondition()
 
     /// How long each thread waits in `poll` before it looks at the mode and the stop flag again.
     private static let slice: Int32 = 10
@@ -74,7 +77,7 @@ final class FaultProxy: Sendable {
     /// What the proxy does with the bytes of every connection, open or new.
     var mode: Mode {
         get { lock.withLock { state.mode } }
-        set { lock.withLock { state.mode = newValue } }
+        set { changeState { $0.mode = newValue } }
     }
 
     /// How many connections the proxy has accepted (a client that reconnects shows here).
@@ -87,12 +90,12 @@ final class FaultProxy: Sendable {
     /// crashed host or a middlebox dropping state. Connections accepted afterwards work as
     /// the mode says.
     func resetConnections() {
-        lock.withLock { state.resetGeneration += 1 }
+        changeState { $0.resetGeneration += 1 }
     }
 
     /// Stops accepting, closes every connection and waits for the proxy's threads to end.
     func stop() {
-        let first: Bool = lock.withLock {
+        let first: Bool = changeState { state in
             defer { state.stopped = true }
             return !state.stopped
         }
@@ -146,8 +149,7 @@ final class FaultProxy: Sendable {
                 return
             }
             if mode == .stall {
-                // Read nothing, and wait out the slice.
-                usleep(UInt32(Self.slice) * 1000)
+                waitWhileStalled(generation: generation)
                 continue
             }
             var entries = [
@@ -163,6 +165,28 @@ final class FaultProxy: Sendable {
                 if mode == .forward { TestSocket.writeAll(to, Array(buffer[..<count])) }
             }
         }
+    }
+
+    /// Changes `state` and wakes the stalled connections to look at it.
+    private func changeState<T>(_ change: (inout State) -> T) -> T {
+        stateChanged.lock()
+        defer {
+            stateChanged.broadcast()
+            stateChanged.unlock()
+        }
+        return lock.withLock { change(&state) }
+    }
+
+    /// Reads nothing until the mode leaves `.stall`, a reset is asked for or the proxy stops.
+    /// The check and the wait are under `stateChanged`, so no change slips between them; the
+    /// slice only bounds the wait, as `poll` bounds it in the other modes.
+    private func waitWhileStalled(generation: Int) {
+        stateChanged.lock()
+        defer { stateChanged.unlock() }
+        let stalled = lock.withLock {
+            state.mode == .stall && !state.stopped && state.resetGeneration == generation
+        }
+        if stalled { _ = stateChanged.wait(until: Date(timeIntervalSinceNow: Double(Self.slice) / 1000)) }
     }
 
     /// Closes `descriptor` so that its peer gets a reset rather than an orderly end.

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether
 /// it held. For waiting on another process (a server state) where no event can be awaited.
 ///
@@ -13,6 +16,44 @@ func eventually(
         try? await Task.sleep(for: .milliseconds(5))
     }
     return try await condition()
+}
+
+/// Waits `duration`, so that the checks after it can show that something did not happen: no
+/// event arrived, none came twice, a flush did not finish.
+///
+/// A fixed wait is the only way to show an absence: what must never happen gives nothing to
+/// await, and a wait for it can only end at a deadline. Use it for that alone; to wait for
+/// something that must happen use `eventually`, which returns as soon as it does. Await first
+/// whatever marks the window (a statistic that counts the event skipped, a flush begun), so that
+/// the wait covers the moment the unwanted thing would have come.
+func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async {
+    try? await Task.sleep(for: duration)
+}
+
+/// A gate a handler on another thread stops at until the test opens it, so that a test can act
+/// (kill a server, cancel a task) at a known step of the other thread's work. Once open, it
+/// lets every later arrival through. Made for one thread stopping at it, and that thread must
+/// not be one of the concurrency pool's (two here): run the handler that stops on a queue.
+final class Gate: Sendable {
+    private let opened = Atomic<Bool>(false)
+    private let arrivals = Atomic<Int>(0)
+    private let release = DispatchSemaphore(value: 0)
+
+    /// Blocks the calling thread until `open()`, unless the gate is open already.
+    func pass() {
+        arrivals.add(1, ordering: .sequentiallyConsistent)
+        guard !opened.load(ordering: .sequentiallyConsistent) else { return }
+        release.wait()
+    }
+
+    /// Whether a thread has reached the gate.
+    var isReached: Bool { arrivals.load(ordering: .sequentiallyConsistent) > 0 }
+
+    /// Lets the thread waiting at the gate, and every later one, through.
+    func open() {
+        guard !opened.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        release.signal()
+    }
 }
 
 /// Lets other tests' tasks run every `every` iterations of a long CPU-bound loop.
