@@ -32,7 +32,7 @@ struct AsyncEventTests {
             return count
         }
         center.dispatch(Tick(n: 1))
-        while started.value == 0 { await Task.yield() }
+        #expect(await eventually { started.value > 0 }, "the consumer never started")
         task.cancel()
         let count = await task.value
         #expect(count == 1)
@@ -179,7 +179,7 @@ struct AsyncEventTests {
                 return received
             }
         }
-        while ready.value < 3 { await Task.yield() }
+        #expect(await eventually { ready.value >= 3 }, "the three consumers never got ready")
         for n in 0..<1_000 { center.dispatch(Tick(n: n)) }
         center.dispatch(Tick(n: -1))
         var all: [Int] = []
@@ -203,7 +203,7 @@ struct AsyncEventTests {
         let waiting = Task {
             try await center.next(Tick.self, where: { $0.n.isMultiple(of: 3) }, timeout: .seconds(30))
         }
-        while center.listenerCount(for: Tick.self) == 0 { await Task.yield() }
+        #expect(await eventually { center.listenerCount(for: Tick.self) > 0 }, "next(_:) never registered its listener")
         for n in 1...4 { center.dispatch(Tick(n: n)) }
         let tick = try await waiting.value
         #expect(tick.n == 3)
@@ -228,7 +228,7 @@ struct AsyncEventTests {
     @Test func cancellingNextThrowsCancellationAndRemovesTheListener() async {
         let center = EventCenter()
         let waiting = Task { try await center.next(Tick.self) }
-        while center.listenerCount(for: Tick.self) == 0 { await Task.yield() }
+        #expect(await eventually { center.listenerCount(for: Tick.self) > 0 }, "next(_:) never registered its listener")
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(center.listenerCount(for: Tick.self) == 0)

@@ -138,7 +138,9 @@ struct ReadmeExamplesTests {
         let waiter = Task {
             try await center.next(PostWritten.self, where: { $0.title.hasPrefix("S") }, timeout: .seconds(5))
         }
-        while center.listenerCount(for: PostWritten.self) == 0 { await Task.yield() }
+        #expect(
+            await eventually { center.listenerCount(for: PostWritten.self) > 0 },
+            "next(_:) never registered its listener")
         center.dispatch(PostWritten(title: "Other"))
         center.dispatch(PostWritten(title: "Second"))
         let next = try await waiter.value
