@@ -4,7 +4,9 @@ import PackageDescription
 // Every target builds in the Swift 6 language mode (complete concurrency checking) and spells
 // existential types with `any`, so a reader always sees where dynamic dispatch happens.
 let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(

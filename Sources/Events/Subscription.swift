@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A registration made with `listen`: keep it to keep listening, cancel or drop it to stop.
 ///
 /// A subscription returned by the closure form of `listen(to:)`

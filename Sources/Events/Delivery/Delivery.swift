@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+public import Dispatch
+public import Foundation
 
 /// Where a listener's handler runs, for handlers that are not main-actor isolated.
 ///

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One event key's listeners in the registry, in delivery order, with a version that changes on
 /// every mutation (so an optimistic check-then-insert can tell whether it raced with another change).
 ///

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The center's table of listeners: one list per event key, behind one lock.
 ///
 /// Rules of this type, which the rest of the package relies on:

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The keys and rules shared by the bridges between an ``EventCenter`` and Foundation's
 /// `NotificationCenter`.

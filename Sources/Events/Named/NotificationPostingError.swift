@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a bridge posting named events to `NotificationCenter` left out of a notification it
 /// posted, because the notification had no place for it or the event never carried it.

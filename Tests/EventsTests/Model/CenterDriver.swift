@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 @testable import Events
 

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// One registration: everything dispatch, removal and diagnostics need to know about a listener.
 ///
