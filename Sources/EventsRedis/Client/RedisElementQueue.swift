@@ -60,12 +60,12 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
     static var maxBatch: Int { 256 }
 
     private let limit: Int
-    private let shared: RedisLocked<Shared>
-    private let batch = RedisLocked(Batch())
+    private let shared: LockedBox<Shared>
+    private let batch = LockedBox(Batch())
 
     init(limit: Int, onTermination: @escaping @Sendable () -> Void) {
         self.limit = max(limit, 1)
-        self.shared = RedisLocked(Shared(onTermination: onTermination))
+        self.shared = LockedBox(Shared(onTermination: onTermination))
     }
 
     // MARK: Producer
