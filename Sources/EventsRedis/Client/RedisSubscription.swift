@@ -122,7 +122,7 @@ final class RedisSubscription: Sendable {
     ) throws(RedisError) {
         var lastFrame = ContinuousClock.now
         // Whether frames came since `lastFrame` was last set. Reading the clock for every frame
-        // cost as much as a tenth of handing a small message over; instead, a read that finds
+        // was a visible share of handing a small message over; instead, a read that finds
         // nothing for `readSlice` dates the last frame to its own start, at most that long off.
         var framesSinceLastFrame = false
         var pingSent: ContinuousClock.Instant?

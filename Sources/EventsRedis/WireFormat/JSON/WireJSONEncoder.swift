@@ -19,8 +19,8 @@ final class WireJSONEncoder {
 
     private init() {}
 
-    /// The encoder the last encode left behind: an encoder per event cost three allocations
-    /// (itself, its open containers, its keys).
+    /// The encoder the last encode left behind: an encoder per event allocated itself, its
+    /// open containers and its keys.
     private static let spare = SpareCoder<WireJSONEncoder>()
 
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
@@ -173,8 +173,8 @@ struct WireJSONEncoderState {
     private var valueKey = WireJSONKeyHandle.none
     /// The keys of the values and containers open now, innermost last, for coding paths:
     /// handles index it. Keys are referred to by handle rather than held as optional
-    /// existentials, whose every copy and destruction went through generic witnesses (about
-    /// 150 instructions each, several per value, even for the top level's nil).
+    /// existentials, whose every copy and destruction went through generic witnesses (several
+    /// per value, even for the top level's nil).
     private var keys: [any CodingKey] = []
     /// Set when something was refused where Codable gives no way to throw.
     private var refusal: String?
