@@ -5,7 +5,7 @@ import Testing
 
 /// Counts `onTermination` calls across threads.
 private final class Terminations: Sendable {
-    private let count = RedisLocked(0)
+    private let count = LockedBox(0)
     func record() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

@@ -69,9 +69,9 @@ extension RedisBridge {
         /// ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
         public var publishBufferCapacity = 10_000
         /// How many recent event identities are remembered to suppress duplicates. An identity
-        /// is an event's `source` and `id`, compared byte for byte. A full window takes about
-        /// 100 bytes per identity of 34 bytes (measured: about 10 MB for the default), and
-        /// grows to that as events arrive. Long identities are bounded by bytes as well: see
+        /// is an event's `source` and `id`, compared byte for byte. The window's memory grows
+        /// with the identities it holds, up to its bound once full (see `Docs/Performance.md`
+        /// for measured sizes). Long identities are bounded by bytes as well: see
         /// ``deduplicationWindowBytes``.
         public var deduplicationWindow = 100_000
         /// The most bytes of identities (`source` and `id` together, in UTF-8) the deduplication
@@ -110,7 +110,7 @@ extension RedisBridge {
         /// `application/cloudevents-batch+json`), up to this many and about 1 MiB per message.
         /// That is far less work for Redis per event: with Streams, where Redis's own work is
         /// most of the cost of an event, it raises throughput well beyond one message per
-        /// event (see the README's figures). The price is for consumers written in other
+        /// event (see `Docs/Performance.md`). The price is for consumers written in other
         /// languages, which must read the batch format; bridges read both forms whatever this
         /// setting is.
         ///
@@ -130,8 +130,8 @@ extension RedisBridge {
         /// Most entries read from the streams at once (`XREADGROUP ... COUNT`). Each read also
         /// carries the acknowledgements of the batch before, so larger batches mean fewer round
         /// trips per event; a read returns as soon as any entry is there, so they add no
-        /// latency. 512, the batch the benchmark's raw client reads, took 4% less CPU per event
-        /// than 256 in the Streams throughput scenario.
+        /// latency. The default is the batch the benchmark's raw client reads, and it cost less
+        /// CPU per event than smaller batches in the Streams throughput scenario.
         public var readBatchSize = 512
         /// How long a stream read waits for new entries before checking again.
         public var readBlock: Duration = .milliseconds(500)

@@ -127,24 +127,37 @@ public final class RedisBridge: Sendable {
 
     /// Carries the events of type `type` in `mode`, under their ``RemoteEvent/wireName``.
     ///
+    /// ```swift
+    /// try bridge.carry(OrderPlaced.self, mode: .stream)                          // both ways
+    /// try shop.carry(OrderPlaced.self, mode: .stream, direction: .outgoing)      // only publishes
+    /// ```
+    ///
+    /// By default the event travels both ways: dispatched here, it is published; published
+    /// elsewhere, it is dispatched here. Pass `direction` (see ``Direction``) to only publish or
+    /// only receive it.
+    ///
     /// Every `carry` throws ``RedisBridgeError/alreadyStarted`` after ``start()``,
     /// ``RedisBridgeError/duplicateWireName(_:)`` for a wire name already carried, and
     /// ``RedisBridgeError/invalidConfiguration(_:)`` when the configuration fails
     /// ``Configuration/validated()``.
-    public func carry<E: RemoteEvent>(_ type: E.Type, mode: Mode) throws(RedisBridgeError) {
-        try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName))
+    public func carry<E: RemoteEvent>(
+        _ type: E.Type, mode: Mode, direction: Direction = .both
+    ) throws(RedisBridgeError) {
+        try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName), direction: direction)
     }
 
-    /// Carries named events that have no data, under the name's string.
+    /// Carries named events that have no data, under the name's string, both ways unless
+    /// `direction` says otherwise (see ``Direction``).
     ///
     /// Dispatching the name with data or payload values is reported as
     /// ``RedisBridgeError/cannotEncode(type:reason:)`` and not published; use
-    /// ``carry(_:data:mode:)`` for names that carry data.
-    public func carry(_ name: EventName, mode: Mode) throws(RedisBridgeError) {
-        try add(.named(name, mode: mode, key: configuration.keyPrefix + name.rawValue))
+    /// ``carry(_:data:mode:direction:)`` for names that carry data.
+    public func carry(_ name: EventName, mode: Mode, direction: Direction = .both) throws(RedisBridgeError) {
+        try add(.named(name, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
     }
 
-    /// Carries named events whose data, when there is some, is a `Value`.
+    /// Carries named events whose data, when there is some, is a `Value`, both ways unless
+    /// `direction` says otherwise (see ``Direction``).
     ///
     /// ```swift
     /// try bridge.carry(.userSignedIn, data: UserID.self, mode: .pubSub)
@@ -155,30 +168,13 @@ public final class RedisBridge: Sendable {
     /// ``RedisBridgeError/cannotEncode(type:reason:)`` and not published, and so is one whose data
     /// is not a `Value`.
     public func carry<Value: Codable & Sendable>(
-        _ name: EventName, data: Value.Type, mode: Mode
-    ) throws(RedisBridgeError) {
-        try add(.named(name, data: data, mode: mode, key: configuration.keyPrefix + name.rawValue))
-    }
-
-    /// Carries the events of type `type` in `mode`, only one way or both (see ``Direction``).
-    public func carry<E: RemoteEvent>(_ type: E.Type, mode: Mode, direction: Direction) throws(RedisBridgeError) {
-        try add(.typed(type, mode: mode, key: configuration.keyPrefix + E.wireName), direction: direction)
-    }
-
-    /// Carries named events that have no data, only one way or both (see ``Direction``).
-    public func carry(_ name: EventName, mode: Mode, direction: Direction) throws(RedisBridgeError) {
-        try add(.named(name, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
-    }
-
-    /// Carries named events whose data is a `Value`, only one way or both (see ``Direction``).
-    public func carry<Value: Codable & Sendable>(
-        _ name: EventName, data: Value.Type, mode: Mode, direction: Direction
+        _ name: EventName, data: Value.Type, mode: Mode, direction: Direction = .both
     ) throws(RedisBridgeError) {
         try add(
             .named(name, data: data, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
     }
 
-    private func add(_ event: CarriedEvent, direction: Direction = .both) throws(RedisBridgeError) {
+    private func add(_ event: CarriedEvent, direction: Direction) throws(RedisBridgeError) {
         _ = try configuration.validated()
         var event = event
         event.direction = direction

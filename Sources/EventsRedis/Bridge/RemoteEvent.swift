@@ -10,8 +10,8 @@ import Events
 /// The `data` JSON is what Foundation's `JSONEncoder()` writes with its default settings (a
 /// `Date` is a number of seconds since 2001-01-01, `Data` is Base64), with object members in
 /// the order the type encodes them; incoming `data` is read as `JSONDecoder()` reads it. The
-/// bridge codes common values itself, several times faster, and hands anything else to
-/// Foundation, so the result is the same either way.
+/// bridge codes common values itself, without Foundation's intermediate tree, and hands
+/// anything else to Foundation, so the result is the same either way.
 ///
 /// ```swift
 /// struct OrderPlaced: RemoteEvent {

@@ -35,7 +35,7 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
 
     /// The message the event came in, and where its attributes are in it. The attributes are
     /// made into strings when asked for: most listeners never ask, and making them for every
-    /// event (and freeing them after) was a tenth of what receiving an event cost.
+    /// event (and freeing them after) was a visible share of what receiving an event cost.
     private let message: [UInt8]
     private let scanned: CloudEvent.Scanned
 

@@ -42,7 +42,7 @@ import Dispatch
 public final class RedisClient: Sendable {
     /// The configuration this client connects with.
     public let configuration: RedisConfiguration
-    let state: RedisLocked<State>
+    let state: LockedBox<State>
     let worker: Worker
     // All blocking I/O happens here, one batch of requests at a time.
     let queue = DispatchQueue(label: "EventsRedis.RedisClient")
@@ -64,7 +64,7 @@ public final class RedisClient: Sendable {
     /// call.
     public init(_ configuration: RedisConfiguration) {
         self.configuration = configuration
-        self.state = RedisLocked(State())
+        self.state = LockedBox(State())
         self.worker = Worker()
     }
 

@@ -10,8 +10,8 @@
 ///
 /// Why not `AsyncThrowingStream.makeStream`: its `yield` runs unspecialized generic code that
 /// looks up type metadata on every element, and each `yield` and `next` takes its lock, so the
-/// reader and the consumer contend once per element. Profiling the subscriber at ~190k
-/// messages/s put half of the reader thread's time in `yield`. Here `push` appends to a plain
+/// reader and the consumer contend once per element; profiling the subscriber under load put
+/// most of the reader thread's time in `yield`. Here `push` appends to a plain
 /// array under a short lock, and the consumer takes up to ``maxBatch`` buffered elements at
 /// once, then hands them out without touching the shared lock.
 ///
@@ -60,12 +60,12 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
     static var maxBatch: Int { 256 }
 
     private let limit: Int
-    private let shared: RedisLocked<Shared>
-    private let batch = RedisLocked(Batch())
+    private let shared: LockedBox<Shared>
+    private let batch = LockedBox(Batch())
 
     init(limit: Int, onTermination: @escaping @Sendable () -> Void) {
         self.limit = max(limit, 1)
-        self.shared = RedisLocked(Shared(onTermination: onTermination))
+        self.shared = LockedBox(Shared(onTermination: onTermination))
     }
 
     // MARK: Producer

@@ -45,7 +45,7 @@ public final class RedisSubscriber: Sendable {
     public let configuration: RedisConfiguration
     /// How long a connection may stay silent before the subscriber pings the server to check it.
     public let healthCheckInterval: Duration
-    let counters = RedisLocked(Counters())
+    let counters = LockedBox(Counters())
 
     /// A subscriber for the server `configuration` describes. Nothing connects until a stream is
     /// created.

@@ -12,9 +12,9 @@ final class RedisSubscription: Sendable {
     let channels: [String]
     let patterns: [String]
     let healthCheckInterval: Duration
-    let counters: RedisLocked<RedisSubscriber.Counters>
+    let counters: LockedBox<RedisSubscriber.Counters>
     /// The connection's descriptor while the thread owns it.
-    private let descriptor = RedisLocked<Int32?>(nil)
+    private let descriptor = LockedBox<Int32?>(nil)
     /// Set by `stop()`, always under `descriptor`'s lock (so that a descriptor is published only
     /// before a stop, which then interrupts it), and read without it: the reader checks it
     /// before every frame.
@@ -25,7 +25,7 @@ final class RedisSubscription: Sendable {
 
     init(
         configuration: RedisConfiguration, channels: [String], patterns: [String], healthCheckInterval: Duration,
-        counters: RedisLocked<RedisSubscriber.Counters>
+        counters: LockedBox<RedisSubscriber.Counters>
     ) {
         self.configuration = configuration
         self.channels = channels
@@ -122,7 +122,7 @@ final class RedisSubscription: Sendable {
     ) throws(RedisError) {
         var lastFrame = ContinuousClock.now
         // Whether frames came since `lastFrame` was last set. Reading the clock for every frame
-        // cost as much as a tenth of handing a small message over; instead, a read that finds
+        // was a visible share of handing a small message over; instead, a read that finds
         // nothing for `readSlice` dates the last frame to its own start, at most that long off.
         var framesSinceLastFrame = false
         var pingSent: ContinuousClock.Instant?

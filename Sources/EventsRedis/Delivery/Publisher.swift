@@ -51,8 +51,9 @@ final class Publisher: Sendable {
     /// The stream length limit and how often to trim; nil for Pub/Sub or when not trimming.
     let trimming: (maxLength: Int, interval: Duration)?
     private let lock = Lock()
-    // Guarded by `lock`, which also makes every access exclusive: `@exclusivity(unchecked)`
-    // drops the run-time exclusivity check, paid on every access.
+    // Guarded by `lock`, which also makes every access exclusive, so the run-time exclusivity
+    // checks can never fail. They are off because `kick` follows every enqueue: each published
+    // event would pay them, a measurable share of what a kick costs.
     @exclusivity(unchecked) nonisolated(unsafe) private var state: State
 
     init(

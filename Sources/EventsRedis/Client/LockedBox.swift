@@ -4,7 +4,7 @@ import Events
 ///
 /// The box is how the client's classes stay `Sendable` by construction: their mutable state
 /// lives in one of these, and the only way to reach it is ``withLock(_:)``.
-final class RedisLocked<Value> {
+final class LockedBox<Value> {
     private let lock = Lock()
     private var value: Value
 
@@ -24,4 +24,4 @@ final class RedisLocked<Value> {
 
 // Safe to share when the value itself may cross threads: `value` is private and every access
 // goes through `withLock`, which holds `lock` for the whole access.
-extension RedisLocked: @unchecked Sendable where Value: Sendable {}
+extension LockedBox: @unchecked Sendable where Value: Sendable {}

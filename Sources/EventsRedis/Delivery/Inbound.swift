@@ -228,8 +228,8 @@ final class Inbound: Sendable {
     }
 
     /// A carried event's delivery, shared rather than copied: looking a `CarriedEvent` up and
-    /// handing it on copied its strings and closures through its value witnesses, some 600
-    /// instructions per received event.
+    /// handing it on copied its strings and closures through its value witnesses, on every
+    /// received event.
     private final class Route: Sendable {
         let dispatchNow:
             @Sendable (EventCenter, CarriedEvent.ReceivedData, RemoteOrigin) throws(CarriedEvent.CodingFailure)

@@ -44,8 +44,8 @@ final class WireJSONDecoder {
         storage.deallocate()
     }
 
-    /// The decoder the last decode left behind, with its buffers: a decoder per event cost
-    /// three allocations (itself, the document's copy, the key path).
+    /// The decoder the last decode left behind, with its buffers: a decoder per event allocated
+    /// itself, the document's copy and the key path.
     private static let spare = SpareCoder<WireJSONDecoder>()
     /// The largest buffer a spare decoder keeps; one that held a larger document is freed.
     static let largestSpareBuffer = 64 * 1024
@@ -148,8 +148,7 @@ final class WireJSONDecoder {
     /// single value container's), that starts at `offset`.
     ///
     /// Apart from the keyed form, because an optional key cost a copy and two destructions
-    /// through the existential's generic witnesses, about 400 instructions per value, even
-    /// when it was nil.
+    /// through the existential's generic witnesses on every value, even when it was nil.
     func decodeValue<Value: Decodable>(_ type: Value.Type, at offset: Int) throws -> Value {
         // Foundation reads these specially (dates from seconds, data from base64, ...).
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {

@@ -5,7 +5,7 @@ extension StreamConsumer {
     /// Entries of an XREADGROUP reply given as its RESP bytes, verbatim, read where they lie
     /// (the client's read buffer; this runs on the client's thread): one `String` for each
     /// stream key and entry id and one array for each `event` field, where building the reply
-    /// as a value made five allocations per entry and a tree to free.
+    /// as a value made several allocations per entry and a tree to free.
     ///
     /// A reply of any other shape than the usual one (a null, an error, something unexpected)
     /// is built as a value and read by ``entries(fromRead:)``, so it gives the same entries or

@@ -3,7 +3,7 @@ import Foundation
 extension UnsafeBufferPointer<UInt8> {
     /// Whether the first `prefix.count` bytes here are `prefix`'s bytes (false when this buffer
     /// is shorter). Compared with `memcmp`: the generic `elementsEqual` walks bytes one at a
-    /// time, measured at ~750 instructions for a 40-byte prefix on every received message.
+    /// time, and this runs on every received message.
     func starts(withBytesOf prefix: UnsafeBufferPointer<UInt8>) -> Bool {
         guard count >= prefix.count else { return false }
         guard let base = baseAddress, let prefixBase = prefix.baseAddress, prefix.count > 0 else { return true }

@@ -249,8 +249,9 @@ package final class DeduplicationWindow: Sendable {
     /// A test's fingerprint in place of `hash`, or nil.
     private let fingerprint: (@Sendable (String, String) -> UInt64)?
     private let lock = Lock()
-    // Guarded by `lock`, which also makes every access exclusive: `@exclusivity(unchecked)`
-    // drops the run-time exclusivity check, paid on every access (every event, here).
+    // Guarded by `lock`, which also makes every access exclusive, so the run-time exclusivity
+    // checks can never fail. They are off because every received event pays them many times:
+    // the window's probing touches the state on each step, and the checks are measurable.
     @exclusivity(unchecked) nonisolated(unsafe) private var state: State
 
     /// A window of at most `capacity` identities and `maxBytes` bytes of them (16 MiB by

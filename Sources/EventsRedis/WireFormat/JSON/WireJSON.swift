@@ -3,8 +3,8 @@ import Foundation
 /// JSON coding of carried event data: a fast path for what it can reproduce exactly, Foundation's
 /// coders for everything else.
 ///
-/// Foundation's `JSONEncoder` and `JSONDecoder` build an intermediate tree for every value and
-/// cost several microseconds for a two-field struct, most of the bridge's time per event. The
+/// Foundation's `JSONEncoder` and `JSONDecoder` build an intermediate tree for every value,
+/// which was most of the bridge's time per event, even for a two-field struct. The
 /// wire coders write and read bytes directly. They produce what Foundation produces (with its
 /// default settings) and accept what it accepts; whenever they meet something they do not
 /// reproduce exactly (a `Date`, `Data`, `URL` or `Decimal`, a `Float`, a NaN, a repeated key, an
@@ -91,8 +91,8 @@ struct WireJSONIndexKey: CodingKey {
 extension Array {
     /// Removes elements from the end until `count` is `newCount` (no more than it is), keeping
     /// the capacity. For a few elements, one at a time: `removeLast(_:)` and
-    /// `removeAll(keepingCapacity:)` go through `replaceSubrange`, about 150 instructions even
-    /// for one or two elements, and the coders trim their stacks several times per value.
+    /// `removeAll(keepingCapacity:)` go through `replaceSubrange`, costly even for one or two
+    /// elements, and the coders trim their stacks several times per value.
     mutating func truncate(to newCount: Int) {
         guard count > newCount else { return }
         if count - newCount > 8 {

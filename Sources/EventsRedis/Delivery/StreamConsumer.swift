@@ -63,7 +63,8 @@ struct StreamConsumer: Sendable {
         var acknowledgements: [String: [String]] = [:]
         // While a batch is delivered, the next one is already being read: Redis serves the read
         // and the client's thread parses the reply meanwhile, instead of the reader waiting for
-        // them between batches (the benchmark's Streams throughput was half waiting).
+        // them between batches (in the benchmark's Streams throughput, the reader spent much of
+        // its time waiting).
         var readAhead: ReadAhead?
         while !Task.isCancelled {
             do {
@@ -239,7 +240,7 @@ struct StreamConsumer: Sendable {
         let block = configuration.readBlock
         let commands = acknowledgeCommands(acknowledgements) + [readCommand(ids: keys.map { _ in ">" }, block: block)]
         // The read's reply is walked where the client received it: copying it out first cost a
-        // fresh buffer of a few hundred kilobytes per read.
+        // fresh buffer as large as the reply on every read.
         let (acknowledged, read) = try await client.pipeline(
             commands, timeout: block + configuration.redis.replyTimeout,
             parsingLastReply: { Self.entries(fromVerbatimRead: $0) })

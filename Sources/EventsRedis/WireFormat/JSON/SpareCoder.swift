@@ -11,8 +11,8 @@ import Synchronization
 /// one spare and make a new coder, which the slot may keep afterwards.
 final class SpareCoder<Coder: AnyObject>: Sendable {
     /// The kept coder's address, retained (`Unmanaged`), or 0 for none. An atomic exchange
-    /// rather than a lock: a lock's two calls per take and per keep cost a third of what reuse
-    /// saves.
+    /// rather than a lock: a lock's two calls per take and per keep would eat much of what
+    /// reuse saves.
     ///
     /// Coder is not Sendable (a coder is used by one thread at a time), and this still holds:
     /// the coder in the slot is referenced by the slot alone (`keep` checks that), and `take`

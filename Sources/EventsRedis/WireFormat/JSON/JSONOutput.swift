@@ -52,7 +52,7 @@ struct JSONOutput {
 
 extension [UInt8] {
     /// Appends a literal's bytes in one copy: appending a `String`'s UTF-8 view goes through a
-    /// generic path that cost about 70 instructions for a short literal (callgrind).
+    /// generic path, costly even for a short literal.
     mutating func append(literal text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
     }

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// The live counters behind ``RedisBridge/Statistics``: one atomic each, so counting never
+/// takes a lock on the delivery path.
+final class BridgeCounters: Sendable {
+    let published = Atomic<Int>(0)
+    let delivered = Atomic<Int>(0)
+    let ownEventsSkipped = Atomic<Int>(0)
+    let duplicatesSuppressed = Atomic<Int>(0)
+    let invalidMessages = Atomic<Int>(0)
+    let unknownTypes = Atomic<Int>(0)
+    let undecodable = Atomic<Int>(0)
+    let rejectedBufferFull = Atomic<Int>(0)
+    let pubSubLost = Atomic<Int>(0)
+    let redisErrors = Atomic<Int>(0)
+    let claimed = Atomic<Int>(0)
+    let unpublishedAtStop = Atomic<Int>(0)
+    let consumerGroupsLost = Atomic<Int>(0)
+
+    var snapshot: RedisBridge.Statistics {
+        var statistics = RedisBridge.Statistics()
+        statistics.published = published.load(ordering: .relaxed)
+        statistics.delivered = delivered.load(ordering: .relaxed)
+        statistics.ownEventsSkipped = ownEventsSkipped.load(ordering: .relaxed)
+        statistics.duplicatesSuppressed = duplicatesSuppressed.load(ordering: .relaxed)
+        statistics.invalidMessages = invalidMessages.load(ordering: .relaxed)
+        statistics.unknownTypes = unknownTypes.load(ordering: .relaxed)
+        statistics.undecodable = undecodable.load(ordering: .relaxed)
+        statistics.rejectedBufferFull = rejectedBufferFull.load(ordering: .relaxed)
+        statistics.pubSubLost = pubSubLost.load(ordering: .relaxed)
+        statistics.redisErrors = redisErrors.load(ordering: .relaxed)
+        statistics.claimed = claimed.load(ordering: .relaxed)
+        statistics.unpublishedAtStop = unpublishedAtStop.load(ordering: .relaxed)
+        statistics.consumerGroupsLost = consumerGroupsLost.load(ordering: .relaxed)
+        return statistics
+    }
+}
+
+extension Atomic<Int> {
+    func increment(by amount: Int = 1) {
+        add(amount, ordering: .relaxed)
+    }
+}
