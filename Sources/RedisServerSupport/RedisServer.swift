@@ -1,5 +1,5 @@
-import EventsRedis
-import Foundation
+package import EventsRedis
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc

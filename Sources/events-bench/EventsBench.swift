@@ -1,3 +1,4 @@
+import EventsRedis
 import Foundation
 
 // The swift-events benchmark. Every scenario is measured beside its baselines in the same run:

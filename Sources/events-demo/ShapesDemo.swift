@@ -66,7 +66,8 @@ private final class Plane: Sendable {
     func changeOpacity(of id: String, to opacity: Opacity) {
         guard update(id, { $0.opacity = opacity }) else { return }
         timeline.note("plane: \(id) opacity is now \(opacity), posting rectangleOpacityChanged")
-        center.dispatch(.rectangleOpacityChanged, from: self, payload: Payload(.uniqueID, id).setting(.opacity, to: opacity))
+        let payload = Payload(.uniqueID, id).setting(.opacity, to: opacity)
+        center.dispatch(.rectangleOpacityChanged, from: self, payload: payload)
     }
 
     private func update(_ id: String, _ change: (inout Rectangle) -> Void) -> Bool {

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EventsRedis

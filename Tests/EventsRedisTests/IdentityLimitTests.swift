@@ -1,4 +1,5 @@
 import Events
+import Synchronization
 import Testing
 
 @testable import EventsRedis

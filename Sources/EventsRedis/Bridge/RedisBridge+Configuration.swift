@@ -1,4 +1,4 @@
-import Events
+public import Events
 import Foundation
 
 extension RedisBridge {

@@ -1,4 +1,4 @@
-import Events
+public import Events
 
 /// Carries chosen events between the `EventCenter`s of several processes, possibly on several
 /// hosts, through Redis.

@@ -1,4 +1,4 @@
-import Events
+public import Events
 
 /// An event that can cross process boundaries through a ``RedisBridge``.
 ///

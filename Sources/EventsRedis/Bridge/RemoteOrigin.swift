@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The sender of every event that a ``RedisBridge`` received from Redis.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One event in the CloudEvents 1.0 JSON event format (structured mode): what the bridge puts
 /// on the wire and reads back.
