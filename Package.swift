@@ -2,7 +2,10 @@
 import PackageDescription
 
 // Every target builds in the Swift 6 language mode (complete concurrency checking) and spells
-// existential types with `any`, so a reader always sees where dynamic dispatch happens.
+// existential types with `any`, so a reader always sees where dynamic dispatch happens. Imports
+// are internal unless written `public import` (so a module's interface shows exactly which
+// modules its public API exposes), and a file uses only members of the modules it imports
+// itself.
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
