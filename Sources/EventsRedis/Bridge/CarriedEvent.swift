@@ -31,19 +31,40 @@ struct CarriedEvent: Sendable {
         /// How deep the data is nested when reading the CloudEvent already validated it as JSON
         /// (decoding then skips validating it again); nil when it did not.
         let validatedDepth: Int?
+        /// How deep the data may nest to be decoded (``RedisBridge/Configuration/maxReceivedDataDepth``).
+        let maxDepth: Int
 
         /// Data of its own, all of `bytes`.
-        init(bytes: [UInt8]?, validatedDepth: Int?) {
+        init(bytes: [UInt8]?, validatedDepth: Int?, maxDepth: Int = Inbound.Limits.defaultMaxDataDepth) {
             self.bytes = bytes
             range = 0..<(bytes?.count ?? 0)
             self.validatedDepth = validatedDepth
+            self.maxDepth = maxDepth
         }
 
         /// Data left in the message, at `range`.
-        init(in message: [UInt8], at range: Range<Int>, validatedDepth: Int?) {
+        init(
+            in message: [UInt8], at range: Range<Int>, validatedDepth: Int?,
+            maxDepth: Int = Inbound.Limits.defaultMaxDataDepth
+        ) {
             bytes = message
             self.range = range
             self.validatedDepth = validatedDepth
+            self.maxDepth = maxDepth
+        }
+
+        /// Whether more than `maxDepth` arrays and objects nest in the data. Measured without
+        /// recursion when the CloudEvent's reading did not already measure it. (Depths as the
+        /// scanner counts them put a lone scalar at 1, so `maxDepth` containers reach one more.)
+        var isTooDeep: Bool {
+            if let validatedDepth { return validatedDepth > maxDepth + 1 }
+            guard let bytes else { return false }
+            return bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(CheckedBytes(buffer), at: range.lowerBound, maxDepth: maxDepth + 2)
+                // Invalid JSON is the decoders' to report; only the depth reached matters here.
+                try? scanner.skipValue(depth: 1)
+                return scanner.deepest > maxDepth + 1
+            }
         }
 
         /// Whether the data is JSON `null`.
@@ -76,6 +97,14 @@ struct CarriedEvent: Sendable {
         -> Value
     {
         guard let bytes = data.bytes else { throw CodingFailure(reason: "the message has no data") }
+        // Decoding a recursive `Decodable` (a tree, a JSON value type) takes call stack at every
+        // level, in the decoders and in the type's own `init(from:)`; the limit keeps a reader
+        // thread's stack safe whatever depth a sender chooses.
+        guard !data.isTooDeep else {
+            throw CodingFailure(
+                reason: "the data nests deeper than \(data.maxDepth) levels, the most this bridge decodes "
+                    + "(Configuration.maxReceivedDataDepth)")
+        }
         do {
             return try WireJSON.decode(Value.self, from: bytes, in: data.range, validatedDepth: data.validatedDepth)
         } catch {

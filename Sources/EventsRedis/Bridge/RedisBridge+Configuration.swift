@@ -102,6 +102,22 @@ extension RedisBridge {
         /// Beyond it, an event is refused as with ``maxReceivedIDBytes``. Keep every publishing
         /// instance's ``source`` within the receivers' limit.
         public var maxReceivedSourceBytes = Inbound.Limits.defaultMaxSourceBytes
+        /// How deep a received event's `data` may nest (levels of arrays and objects) for the
+        /// bridge to decode it; 100 by default, at most 512. Deeper data is not decoded but
+        /// reported as ``RedisBridgeError/undecodableData(type:id:source:reason:)`` and counted
+        /// in ``RedisBridge/Statistics/undecodable``.
+        ///
+        /// Decoding a recursive type, such as a tree or a JSON value enum, takes call stack at
+        /// every level, in the decoder and in the type's own `init(from:)`. The default keeps
+        /// that within the smallest thread stack the bridge's readers run on (512 KiB, that of
+        /// a secondary thread on Apple platforms), in a debug build too, while a sender chooses
+        /// the depth. Raise it only for data that truly nests deeper, and only where readers
+        /// have larger stacks.
+        ///
+        /// ```swift
+        /// configuration.maxReceivedDataDepth = 32   // these events' data is shallow
+        /// ```
+        public var maxReceivedDataDepth = Inbound.Limits.defaultMaxDataDepth
         /// Most events carried by one Redis message (a Pub/Sub message or a stream entry).
         ///
         /// At 1, the default, every event is a message of its own, a single CloudEvent that any
@@ -177,8 +193,8 @@ extension RedisBridge {
         /// ```
         ///
         /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
-        /// every receiver would reject the bridge's events), and ``publishBufferCapacity`` must
-        /// be at least 1.
+        /// every receiver would reject the bridge's events), ``publishBufferCapacity`` must be
+        /// at least 1, and ``maxReceivedDataDepth`` must be from 1 to 512.
         public func validated() throws(RedisBridgeError) -> Configuration {
             if source.isEmpty {
                 throw .invalidConfiguration(
@@ -188,6 +204,11 @@ extension RedisBridge {
             if publishBufferCapacity < 1 {
                 throw .invalidConfiguration(
                     "publishBufferCapacity is \(publishBufferCapacity); it must be at least 1")
+            }
+            if !(1...Inbound.Limits.deepestDataDepth).contains(maxReceivedDataDepth) {
+                throw .invalidConfiguration(
+                    "maxReceivedDataDepth is \(maxReceivedDataDepth); it must be from 1 to "
+                        + "\(Inbound.Limits.deepestDataDepth)")
             }
             return self
         }

@@ -19,6 +19,9 @@ final class Inbound: Sendable {
         static let defaultMaxIDBytes = 4_096
         static let defaultMaxSourceBytes = 4_096
         static let defaultWindowBytes = 16 * 1024 * 1024
+        static let defaultMaxDataDepth = 100
+        /// The most a configuration may set: as deep as Foundation's `JSONDecoder` reads.
+        static let deepestDataDepth = 512
         /// Far above any sensible limit (1 GiB an attribute, 2 GiB the window), and low enough
         /// that one identity at both limits always fits the window, which holds at most 4 GiB.
         private static let ceiling = 1 << 30
@@ -28,13 +31,16 @@ final class Inbound: Sendable {
         /// Never less than one identity at both limits, so that every accepted identity is
         /// remembered.
         let windowBytes: Int
+        /// How deep received data may nest for it to be decoded (levels of arrays and objects).
+        let maxDataDepth: Int
 
         /// Limits clamped to sense: at least one byte each, and a window that holds the longest
         /// identity accepted.
         init(
             maxIDBytes: Int = defaultMaxIDBytes, maxSourceBytes: Int = defaultMaxSourceBytes,
-            windowBytes: Int = defaultWindowBytes
+            windowBytes: Int = defaultWindowBytes, maxDataDepth: Int = defaultMaxDataDepth
         ) {
+            self.maxDataDepth = min(max(maxDataDepth, 1), Self.deepestDataDepth)
             self.maxIDBytes = min(max(maxIDBytes, 1), Self.ceiling)
             self.maxSourceBytes = min(max(maxSourceBytes, 1), Self.ceiling)
             self.windowBytes = min(max(windowBytes, self.maxIDBytes + self.maxSourceBytes), 2 * Self.ceiling)
@@ -44,7 +50,7 @@ final class Inbound: Sendable {
         init(_ configuration: RedisBridge.Configuration) {
             self.init(
                 maxIDBytes: configuration.maxReceivedIDBytes, maxSourceBytes: configuration.maxReceivedSourceBytes,
-                windowBytes: configuration.deduplicationWindowBytes)
+                windowBytes: configuration.deduplicationWindowBytes, maxDataDepth: configuration.maxReceivedDataDepth)
         }
     }
 
@@ -170,8 +176,11 @@ final class Inbound: Sendable {
             // come as bytes of their own.
             let data =
                 scanned.dataRange.map {
-                    CarriedEvent.ReceivedData(in: message, at: $0, validatedDepth: scanned.validatedDataDepth)
-                } ?? CarriedEvent.ReceivedData(bytes: scanned.data, validatedDepth: scanned.validatedDataDepth)
+                    CarriedEvent.ReceivedData(
+                        in: message, at: $0, validatedDepth: scanned.validatedDataDepth, maxDepth: limits.maxDataDepth)
+                }
+                ?? CarriedEvent.ReceivedData(
+                    bytes: scanned.data, validatedDepth: scanned.validatedDataDepth, maxDepth: limits.maxDataDepth)
             return (
                 route, data, RemoteOrigin(message: message, scanned: scanned, key: key, streamEntryID: streamEntryID)
             )
