@@ -138,6 +138,12 @@ failed=()
 for target in "${selected[@]}"; do
     build_target "$target"
     binary="$out/fuzz-$target"
+    # Inputs run on the main thread. A document nested a few hundred levels deep makes the
+    # targets' recursive `Decodable` types (and Foundation's decoder, their reference) recurse as
+    # deep, and -Onone frames with the address sanitizer's red zones are many times larger than
+    # release ones: the default stack of 8 MiB is not enough in a debug build. The bridge's own
+    # readers are iterative, and DeepNestingTests hold them to a small thread stack.
+    ulimit -s 262144 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
     corpus=".build/fuzz/corpus/$target"
     mkdir -p "$corpus" "Fuzz/Corpus/$target" "Fuzz/Regressions/$target"
     dictionary=()
