@@ -23,29 +23,11 @@
 /// - `onTermination` runs once, when the consumer's task is cancelled while waiting, or when
 ///   the stream and its iterators are released (the consumer went away), or after the end was
 ///   delivered. Pushes after that are ignored.
+///
+/// The state the producer and the consumer share, and its transitions, are
+/// ``RedisElementQueueStateMachine``; this class holds it behind a lock and carries out, after
+/// unlocking, what each transition returns: resuming the consumer, running `onTermination`.
 final class RedisElementQueue<Element: Sendable>: Sendable {
-    private struct Shared {
-        var buffer: [Element] = []
-        /// How far the consumer has taken `buffer`: dropping the oldest only moves this.
-        var head = 0
-        var waiter: CheckedContinuation<Void, Never>?
-        /// Set by `finish`; `.some(nil)` for an end without an error.
-        var end: RedisError??
-        var isTerminated = false
-        var onTermination: (@Sendable () -> Void)?
-
-        /// Releases the taken or dropped prefix of `buffer` once that is cheap or worth it.
-        mutating func compact() {
-            if head == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 1024 && head * 2 >= buffer.count {
-                buffer.removeSubrange(0..<head)
-                head = 0
-            }
-        }
-    }
-
     /// What only the consumer touches: the batch it took from `shared`. Locked all the same,
     /// because nothing stops two tasks from iterating copies of one stream; the lock is then
     /// uncontended, since the producer never takes it.
@@ -59,13 +41,11 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
     /// make the shared lock's cost per element negligible.
     static var maxBatch: Int { 256 }
 
-    private let limit: Int
-    private let shared: LockedBox<Shared>
+    private let shared: LockedBox<RedisElementQueueStateMachine<Element>>
     private let batch = LockedBox(Batch())
 
     init(limit: Int, onTermination: @escaping @Sendable () -> Void) {
-        self.limit = max(limit, 1)
-        self.shared = LockedBox(Shared(onTermination: onTermination))
+        shared = LockedBox(RedisElementQueueStateMachine(limit: max(limit, 1), onTermination: onTermination))
     }
 
     // MARK: Producer
@@ -73,32 +53,15 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
     /// Appends `element`; `false` when that dropped the oldest buffered element.
     @discardableResult
     func push(_ element: Element) -> Bool {
-        var kept = true
-        let waiter: CheckedContinuation<Void, Never>? = shared.withLock { shared in
-            guard !shared.isTerminated, shared.end == nil else { return nil }
-            shared.buffer.append(element)
-            if shared.buffer.count - shared.head > limit {
-                shared.head += 1
-                kept = false
-                shared.compact()
-            }
-            defer { shared.waiter = nil }
-            return shared.waiter
-        }
-        waiter?.resume()
+        let (kept, action) = shared.withLock { $0.push(element) }
+        action.run()
         return kept
     }
 
     /// Ends the queue: the consumer gets the buffered elements, then `error` (if any), then the
     /// end. Later calls are ignored.
     func finish(throwing error: RedisError?) {
-        let waiter: CheckedContinuation<Void, Never>? = shared.withLock { shared in
-            guard shared.end == nil else { return nil }
-            shared.end = .some(error)
-            defer { shared.waiter = nil }
-            return shared.waiter
-        }
-        waiter?.resume()
+        shared.withLock { $0.finish(throwing: error) }.run()
     }
 
     // MARK: Consumer
@@ -142,13 +105,7 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
             case .empty:
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
-                        let ready: Bool = shared.withLock { shared in
-                            guard shared.buffer.count == shared.head, shared.end == nil, !shared.isTerminated
-                            else { return true }
-                            shared.waiter = continuation
-                            return false
-                        }
-                        if ready { continuation.resume() }
+                        shared.withLock { $0.suspend(continuation) }.run()
                     }
                 } onCancel: {
                     terminate()
@@ -158,55 +115,21 @@ final class RedisElementQueue<Element: Sendable>: Sendable {
         }
     }
 
-    private enum Refill {
-        case refilled
-        case empty
-        case end(RedisError?)
-    }
-
-    /// Moves everything buffered into the consumer's batch, in one short hold of the shared
-    /// lock.
-    private func refill() -> Refill {
+    /// Moves up to ``maxBatch`` buffered elements into the consumer's batch, in one short hold
+    /// of the shared lock.
+    private func refill() -> RedisElementQueueStateMachine<Element>.Refill {
         batch.withLock { batch in
             batch.elements.removeAll(keepingCapacity: true)
             batch.index = 0
-            return shared.withLock { shared in
-                if shared.isTerminated { return .end(nil) }
-                let available = shared.buffer.count - shared.head
-                if available > 0 {
-                    if shared.head == 0 && available <= Self.maxBatch {
-                        // Swap buffers so that neither side allocates in the steady state.
-                        swap(&shared.buffer, &batch.elements)
-                    } else {
-                        let end = shared.head + min(available, Self.maxBatch)
-                        batch.elements.append(contentsOf: shared.buffer[shared.head..<end])
-                        shared.head = end
-                        shared.compact()
-                    }
-                    return .refilled
-                }
-                guard let end = shared.end else { return .empty }
-                // Deliver the error once; the calls after it see a plain end.
-                shared.end = .some(nil)
-                return .end(end)
-            }
+            return shared.withLock { $0.refill(into: &batch.elements, maxBatch: Self.maxBatch) }
         }
     }
 
     /// Stops the queue for good and runs `onTermination` once. Idempotent.
     func terminate() {
-        let (onTermination, waiter): ((@Sendable () -> Void)?, CheckedContinuation<Void, Never>?) = shared.withLock {
-            shared in
-            shared.isTerminated = true
-            shared.buffer = []
-            shared.head = 0
-            defer {
-                shared.onTermination = nil
-                shared.waiter = nil
-            }
-            return (shared.onTermination, shared.waiter)
-        }
-        waiter?.resume()
-        onTermination?()
+        shared.withLock { $0.terminate() }.run()
     }
+
+    /// Whether the consumer is suspended, waiting (for tests that must know it waits).
+    var hasWaitingConsumer: Bool { shared.withLock { $0.hasWaitingConsumer } }
 }

@@ -18,18 +18,6 @@ import Events
 /// ``stop()`` ends the subscription and waits until its reader thread has left the last
 /// listener: what the listeners dispatch until then is still heard by the bridge.
 final class PubSubReceiver: Sendable {
-    private struct State {
-        var started = false
-        var stopped = false
-        /// Whether a subscription runs (from `subscribe()` until it ends): its reader thread may
-        /// be delivering.
-        var active = false
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Slower than a reconnect: what ends a subscription (refused credentials, a malformed
-        /// frame) takes a person or another system to mend.
-        var backoff = Backoff(RedisReconnectPolicy(initialDelay: .seconds(1), maxDelay: .seconds(30), jitter: 0))
-    }
-
     let subscriber: RedisSubscriber
     private let channels: [String]
     private let inbound: Inbound
@@ -39,7 +27,7 @@ final class PubSubReceiver: Sendable {
     private let pending: PendingChannels
     private let lock = Lock()
     // Guarded by `lock`.
-    nonisolated(unsafe) private var state = State()
+    nonisolated(unsafe) private var state = PubSubReceiverStateMachine()
 
     private init(
         configuration: RedisConfiguration, healthCheckInterval: Duration, channels: [String], inbound: Inbound,
@@ -79,37 +67,27 @@ final class PubSubReceiver: Sendable {
             }
             break
         }
-        receiver.lock.withLock { receiver.state.started = true }
+        receiver.lock.withLock { receiver.state.markStarted() }
         return receiver
     }
 
     /// Ends the subscription and returns once its reader thread no longer delivers.
     func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiting: Bool = lock.withLock {
-                state.stopped = true
-                guard state.active else { return false }
-                state.stopWaiters.append(continuation)
-                return true
-            }
+            let action = lock.withLock { state.stop(continuation) }
             subscriber.close()
-            if !waiting { continuation.resume() }
+            action.run()
         }
     }
 
     /// Ends the subscription without waiting for it (for a bridge's deinit).
     func close() {
-        lock.withLock { state.stopped = true }
+        lock.withLock { state.close() }
         subscriber.close()
     }
 
     private func subscribe() {
-        let subscribing: Bool = lock.withLock {
-            guard !state.stopped else { return false }
-            state.active = true
-            return true
-        }
-        guard subscribing else { return }
+        guard lock.withLock({ state.beginSubscription() }) else { return }
         subscriber.subscribe(
             channels: channels,
             handler: { [self] event in
@@ -117,7 +95,7 @@ final class PubSubReceiver: Sendable {
                 case .message(let message):
                     inbound.receiveNow(message.payload, key: message.channel)
                 case .subscribed(let name, _):
-                    lock.withLock { state.backoff.reset() }
+                    lock.withLock { state.subscriptionConfirmed() }
                     if pending.confirm(name) { confirm.yield(.success(())) }
                 case .reconnected(let cause):
                     // Messages published during the gap are lost: that is Pub/Sub. Say so.
@@ -129,12 +107,8 @@ final class PubSubReceiver: Sendable {
     }
 
     private func ended(_ error: RedisError?) {
-        let (stopped, waiters): (Bool, [CheckedContinuation<Void, Never>]) = lock.withLock {
-            state.active = false
-            defer { state.stopWaiters = [] }
-            return (state.stopped, state.stopWaiters)
-        }
-        for waiter in waiters { waiter.resume() }
+        let (stopped, action) = lock.withLock { state.subscriptionEnded() }
+        action.run()
         guard let error, error != .clientClosed, !stopped else {
             // Closed by `stop()`: nothing more to do.
             confirm.yield(.failure(.clientClosed))
@@ -142,7 +116,7 @@ final class PubSubReceiver: Sendable {
         }
         counters.redisErrors.increment()
         report(.redis(error))
-        let retry: Duration? = lock.withLock { state.started ? state.backoff.nextDelay() : nil }
+        let retry = lock.withLock { state.retryDelay() }
         guard let retry else {
             confirm.yield(.failure(error))
             return
