@@ -320,14 +320,7 @@ struct JSONScanner {
         guard index + 4 <= bytes.count else { throw failure("invalid unicode escape") }
         var value: UInt32 = 0
         for position in index..<index + 4 {
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw failure("invalid unicode escape")
-            }
+            guard let digit = bytes[position].hexDigitValue else { throw failure("invalid unicode escape") }
             value = value << 4 | UInt32(digit)
         }
         index += 4

@@ -190,14 +190,7 @@ struct WireJSONBytes {
         guard offset + 4 <= end else { return nil }
         var value: UInt32 = 0
         for index in offset..<offset + 4 {
-            let byte = self[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = self[index].hexDigitValue else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value
