@@ -62,15 +62,23 @@ package final class RedisServer {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("events-redis-test-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // Ports come free from the kernel, but a parallel test may take one before this server
-        // binds it: try again with another port.
+        // Another process may take the port before this server binds it: try again with another.
         var lastError: any Error = Failure(description: "no attempt")
         for _ in 0..<5 {
+            let candidate: Int
             do {
-                port = try TestSocket.freePort()
-                try launch(port: port)
+                candidate = try Self.reservePort()
+            } catch {
+                lastError = error
+                break
+            }
+            do {
+                port = candidate
+                try launch(port: candidate)
                 return
             } catch {
+                Self.releasePort(candidate)
+                port = 0
                 lastError = error
             }
         }
@@ -80,7 +88,27 @@ package final class RedisServer {
 
     deinit {
         kill()
+        Self.releasePort(port)
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    // A server keeps its port while it is down between kill() and restart(). Ports the kernel
+    // hands out for bind(0) and for outgoing connections come from the ephemeral range, so a
+    // port from there could be taken by another test meanwhile; these come from below it, and
+    // the ones this process holds are kept out of each other's way.
+    private static let heldPorts = HeldPorts()
+    private static let portRange = 20_000..<32_000
+
+    private static func reservePort() throws -> Int {
+        for _ in 0..<200 {
+            let candidate = Int.random(in: portRange)
+            if heldPorts.hold(candidate, if: { TestSocket.canListen(on: candidate) }) { return candidate }
+        }
+        throw Failure(description: "no free port found in \(portRange)")
+    }
+
+    private static func releasePort(_ port: Int) {
+        heldPorts.release(port)
     }
 
     /// A configuration for this server, with its credentials and short test timeouts.
@@ -171,7 +199,8 @@ package final class RedisServer {
         try waitUntilReady(process: process, port: port)
     }
 
-    /// Polls with PING until the server answers, it exits, or 10 s pass.
+    /// Polls until this process answers, it exits, or 10 s pass. The answer must name this
+    /// process's id: a server another test started on the port must not pass for this one.
     private func waitUntilReady(process: Process, port: Int) throws {
         var configuration = self.configuration
         configuration.port = port
@@ -184,12 +213,16 @@ package final class RedisServer {
             }
             if let connection = try? RedisConnection.open(configuration) {
                 defer { connection.close() }
-                if case .simpleString("PONG")? = try? connection.command(["PING"]) { return }
+                if case .bulkString(let info)? = try? connection.command(["INFO", "server"]),
+                    String(decoding: info, as: UTF8.self).contains("process_id:\(process.processIdentifier)\r\n")
+                {
+                    return
+                }
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
         terminate(signal: SIGKILL)
-        throw Failure(description: "redis-server did not answer PING within 10 s: \(logTail())")
+        throw Failure(description: "redis-server did not answer INFO within 10 s: \(logTail())")
     }
 
     private func logTail() -> String {
@@ -203,3 +236,25 @@ package final class RedisServer {
 #else
     private func sendSignal(_ pid: Int32, _ signal: Int32) { _ = Darwin.kill(pid, signal) }
 #endif
+
+/// The ports this process's servers hold, each by one server at a time.
+// @unchecked Sendable: `ports` is only read or written while `lock` is held.
+private final class HeldPorts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ports: Set<Int> = []
+
+    /// Holds `port` if no server here holds it and `isFree()` says so.
+    func hold(_ port: Int, if isFree: () -> Bool) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !ports.contains(port), isFree() else { return false }
+        ports.insert(port)
+        return true
+    }
+
+    func release(_ port: Int) {
+        lock.lock()
+        ports.remove(port)
+        lock.unlock()
+    }
+}

@@ -18,15 +18,15 @@ package enum TestSocket {
         package static let streamType = SOCK_STREAM
     #endif
 
-    /// A listening socket on 127.0.0.1 and the port the kernel chose for it.
-    package static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
+    /// A listening socket on 127.0.0.1 and its port: `port`, or one the kernel chooses when it is 0.
+    package static func listen(port: Int = 0, backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var one: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -55,6 +55,13 @@ package enum TestSocket {
         let (descriptor, port) = try listen()
         closeDescriptor(descriptor)
         return port
+    }
+
+    /// Whether a server could listen on `port` of 127.0.0.1 now.
+    package static func canListen(on port: Int) -> Bool {
+        guard let (descriptor, _) = try? listen(port: port) else { return false }
+        closeDescriptor(descriptor)
+        return true
     }
 
     /// Waits up to `milliseconds` for `descriptor` to become readable.
