@@ -43,8 +43,16 @@ final class CenterDriver: @unchecked Sendable {
     /// Set when the driver itself could not do what it had to (an executor that never settled).
     private(set) var harnessFailure: String?
 
-    init(onMainActor: Bool) {
+    /// `observed`: with every diagnostic on and a tracer installed, so that dispatch takes the
+    /// observed loop, which must keep every rule the plain one keeps.
+    init(onMainActor: Bool, observed: Bool = false) {
         self.onMainActor = onMainActor
+        if observed {
+            center.diagnostics = .development
+            center.diagnostics.slowListenerScope = .everyContext
+            center.warningHandler = { _ in }
+            center.tracer = CountingTracer()
+        }
         operationQueue.maxConcurrentOperationCount = 2
         serialQueue.suspend()
         concurrentQueue.suspend()
@@ -326,4 +334,12 @@ final class WeakObject {
 /// The tag of the object that sent an event, as a handler sees it (0: none).
 func modelTag(of sender: Sender?) -> Int {
     sender?.object(as: ModelObject.self)?.tag ?? 0
+}
+
+/// A tracer that reads each trace and keeps a count, for runs of the observed loop.
+final class CountingTracer: EventTracer {
+    let dispatches = Counter()
+    let deliveries = Counter()
+    func didDispatch(_ trace: DispatchTrace) { dispatches.increment() }
+    func didRunQueuedDelivery(_ trace: DeliveryTrace) { deliveries.increment() }
 }

@@ -76,6 +76,55 @@ struct CoreModelTests {
         Issue.record(Comment(rawValue: report(seed: seed, result, shrunk)))
     }
 
+    /// The same lockstep with every diagnostic on and a tracer installed: the observed dispatch
+    /// loop, which times, counts and traces, must keep every rule the plain loop keeps.
+    @Test("with every diagnostic on and a tracer installed, the center still agrees with the model")
+    func agreesWhenObserved() async {
+        let seed = ModelRunSettings.seed() &+ 2
+        let count = ModelRunSettings.operations(plain: 100_000, sanitized: 5_000)
+        let contexts = ModelRunSettings.contexts(Self.offMainContexts)
+        let box = ResultBox()
+        let start = ContinuousClock.now
+        await runOnThreads(1) { _ in
+            box.result = ModelRunner.run(seed: seed, count: count, contexts: contexts, observed: true)
+        }
+        let result = box.result!
+        print(
+            "observed model run: seed \(ModelRunSettings.hex(seed)), \(result.operations) operations"
+                + " in \(ContinuousClock.now - start)")
+        guard let divergence = result.divergence else { return }
+        var shrunk: (operations: [ModelOperation], divergence: ModelDivergence)?
+        if let history = result.history {
+            shrunk = await ModelRunner.shrink(history, like: divergence) { operations in
+                let replayed = ResultBox()
+                await runOnThreads(1) { _ in replayed.divergence = ModelRunner.replay(operations, observed: true) }
+                return replayed.divergence
+            }
+        }
+        Issue.record(Comment(rawValue: report(seed: seed, result, shrunk)))
+    }
+
+    @MainActor
+    @Test("observed on the main actor too, where main-actor listeners run inline, the center agrees with the model")
+    func agreesWhenObservedOnTheMainActor() async {
+        let seed = ModelRunSettings.seed() &+ 3
+        let count = ModelRunSettings.operations(plain: 20_000, sanitized: 1_000)
+        let start = ContinuousClock.now
+        let result = await ModelRunner.runOnMainActor(
+            seed: seed, count: count, contexts: ModelRunSettings.contexts(Self.mainActorContexts), observed: true)
+        print(
+            "observed model run on the main actor: seed \(ModelRunSettings.hex(seed)), \(result.operations)"
+                + " operations in \(ContinuousClock.now - start)")
+        guard let divergence = result.divergence else { return }
+        var shrunk: (operations: [ModelOperation], divergence: ModelDivergence)?
+        if let history = result.history {
+            shrunk = await ModelRunner.shrink(history, like: divergence) { operations in
+                await ModelRunner.replayOnMainActor(operations, observed: true)
+            }
+        }
+        Issue.record(Comment(rawValue: report(seed: seed, result, shrunk)))
+    }
+
     /// Short, fixed runs of what the random ones found once, so that they are checked on every
     /// run whatever the seed: an event claimed by a `once` listener and still queued must not
     /// run after a `remove` of its owner (or a `cancel()`) returned, in each queued context, for

@@ -31,9 +31,9 @@ final class ModelLockstep {
     let model: ReferenceModel
     let driver: CenterDriver
 
-    init(onMainActor: Bool) {
+    init(onMainActor: Bool, observed: Bool = false) {
         model = ReferenceModel(dispatchesOnMainActor: onMainActor)
-        driver = CenterDriver(onMainActor: onMainActor)
+        driver = CenterDriver(onMainActor: onMainActor, observed: observed)
     }
 
     /// Applies `operation` to both sides (anything but draining the main queue) and compares.
@@ -144,9 +144,9 @@ enum ModelRunner {
     static let tailLength = 25
 
     /// Generates and runs `count` operations on this thread, stopping at the first divergence.
-    static func run(seed: UInt64, count: Int, contexts: [ModelContext]) -> ModelRunResult {
+    static func run(seed: UInt64, count: Int, contexts: [ModelContext], observed: Bool = false) -> ModelRunResult {
         var generator = ModelGenerator(seed: seed, contexts: contexts)
-        let lockstep = ModelLockstep(onMainActor: false)
+        let lockstep = ModelLockstep(onMainActor: false, observed: observed)
         defer { lockstep.driver.finish() }
         var recorder = HistoryRecorder()
         for index in 0..<count {
@@ -161,9 +161,11 @@ enum ModelRunner {
 
     /// The main-actor twin of ``run(seed:count:contexts:)``, for runs with main-actor contexts.
     @MainActor
-    static func runOnMainActor(seed: UInt64, count: Int, contexts: [ModelContext]) async -> ModelRunResult {
+    static func runOnMainActor(
+        seed: UInt64, count: Int, contexts: [ModelContext], observed: Bool = false
+    ) async -> ModelRunResult {
         var generator = ModelGenerator(seed: seed, contexts: contexts)
-        let lockstep = ModelLockstep(onMainActor: true)
+        let lockstep = ModelLockstep(onMainActor: true, observed: observed)
         var recorder = HistoryRecorder()
         var result = ModelRunResult(operations: count)
         for index in 0..<count {
@@ -180,8 +182,8 @@ enum ModelRunner {
     }
 
     /// Replays `operations` on a fresh model and center; returns the first divergence.
-    static func replay(_ operations: [ModelOperation]) -> ModelDivergence? {
-        let lockstep = ModelLockstep(onMainActor: false)
+    static func replay(_ operations: [ModelOperation], observed: Bool = false) -> ModelDivergence? {
+        let lockstep = ModelLockstep(onMainActor: false, observed: observed)
         defer { lockstep.driver.finish() }
         for (index, operation) in operations.enumerated() {
             if let divergence = lockstep.step(operation, index: index) { return divergence }
@@ -190,8 +192,8 @@ enum ModelRunner {
     }
 
     @MainActor
-    static func replayOnMainActor(_ operations: [ModelOperation]) async -> ModelDivergence? {
-        let lockstep = ModelLockstep(onMainActor: true)
+    static func replayOnMainActor(_ operations: [ModelOperation], observed: Bool = false) async -> ModelDivergence? {
+        let lockstep = ModelLockstep(onMainActor: true, observed: observed)
         var found: ModelDivergence?
         for (index, operation) in operations.enumerated() {
             if let divergence = await lockstep.stepOnMainActor(operation, index: index) {
