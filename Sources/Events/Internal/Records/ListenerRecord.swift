@@ -25,6 +25,10 @@ class ListenerRecord: @unchecked Sendable {
     /// false as the registry's last touch of the record; read without the lock by a
     /// subscription's `deinit` (see ``isKeptByList``).
     let listed = Atomic<Bool>(false)
+    /// Deliveries counted while diagnostics count them. Declared here, after the three bytes
+    /// above, so that it fills the padding before `registry` and the record does not grow.
+    /// Failures, rarer, are counted in the center's diagnostics state.
+    let deliveries = Atomic<UInt32>(0)
     /// The registry the record goes into, for `cancel()`. Strong: a registry holds no
     /// reference back to its center, and the center empties it when it deinitializes, which
     /// breaks the cycle through the lists (a weak reference cost several atomic operations on
@@ -77,6 +81,17 @@ class ListenerRecord: @unchecked Sendable {
     /// The sender filter (only with `.filtersSender`).
     var senderID: ObjectIdentifier? { details?.senderID }
     @inlinable final var sender: AnyObject? { details?.sender }
+
+    /// Where the handler runs; overridden by records of listeners in another context.
+    var context: ListenerContext { .postingThread }
+
+    /// Counts one delivery (only while diagnostics count deliveries: the dispatch loop of a
+    /// plain center does not touch this word). Wraps after 2^32.
+    final func countDelivery() {
+        deliveries.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    var deliveryCount: Int { Int(deliveries.load(ordering: .relaxed)) }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock. Called

@@ -1,0 +1,109 @@
+extension EventCenter {
+    /// The dispatch loop of a center with diagnostics on or a tracer installed: the plain loop's
+    /// work, listener by listener, timed and counted, then the checks, the topology and the
+    /// trace. `listeners` is nil when the event has none. A plain center never comes here, so
+    /// none of this weighs on its dispatches.
+    @usableFromInline
+    func observedDispatch<E: Event>(
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
+        collector: ReportCollector? = nil
+    ) -> Int {
+        let observation = diagnosticsState.observation
+        let options = observation.options
+        let tracing = observation.tracer != nil
+        let id = diagnosticsState.nextDispatchID()
+        let centerID = ObjectIdentifier(self)
+        let frames = DispatchFrames.current
+        let parent = frames.innermost(of: centerID)
+        let depth = frames.depth(in: centerID)
+        if let threshold = options.nestingThreshold, depth > threshold {
+            diagnosticsState.warn(
+                EventWarning(
+                    .deepNesting, event: EventIdentity(of: event).description, callSite: callSite, count: depth))
+        }
+        let start = ContinuousClock.now
+        frames.frames.append(DispatchFrames.Frame(dispatchID: id, listener: nil, center: centerID))
+        let frameIndex = frames.frames.count - 1
+        let senderInfo = sender.map(Sender.init)
+        var traces: [ListenerTrace] = []
+        if tracing { traces.reserveCapacity(listeners?.count ?? 0) }
+        var receivers: [TopologyLog.Listener] = []
+        var slow: [(ListenerRecord, Duration)] = []
+        var delivered = 0
+        var needsPurge = false
+        for record in listeners ?? [] {
+            // Unchecked, as in the plain loop and for the same reason: a list holds the records
+            // of one event key, all `TypedListenerRecord<E>`.
+            let typed = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
+            frames.frames[frameIndex].listener = record
+            frames.ranInline = false
+            frames.failed = false
+            let before = ContinuousClock.now
+            let outcome = deliver(event, to: typed, from: sender, senderInfo, collector)
+            let elapsed = ContinuousClock.now - before
+            frames.frames[frameIndex].listener = nil
+            if outcome.needsPurge { needsPurge = true }
+            let ranHere = !record.isRouted || frames.ranInline
+            let result: ListenerTrace.Outcome
+            if !outcome.delivered {
+                result = .skipped
+            } else {
+                delivered += 1
+                if options.countsDeliveries { record.countDelivery() }
+                if options.recordsTopology { receivers.append(TopologyLog.Listener(record)) }
+                result = !ranHere ? .queued : frames.failed ? .failed : .ran
+                if ranHere, let threshold = options.slowListenerThreshold, elapsed > threshold {
+                    slow.append((record, elapsed))
+                }
+            }
+            if tracing {
+                traces.append(
+                    ListenerTrace(
+                        callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
+                        listenerContext: record.context, outcome: result, duration: elapsed))
+            }
+        }
+        frames.frames.removeLast()
+        if needsPurge, let listeners { purgeRetired(in: listeners) }
+        // Where the dispatch runs is asked only when it matters: a handler was slow, or a
+        // tracer wants to know.
+        let onMainActor = (tracing || !slow.isEmpty) && isOnMainActor()
+        if options.slowListenerScope == .everyContext || onMainActor {
+            for (record, elapsed) in slow {
+                diagnosticsState.warn(Self.slowWarning(record, event: EventIdentity(of: event), took: elapsed))
+            }
+        }
+        if delivered == 0, let interval = options.deadEventInterval,
+            let warning = diagnosticsState.noteDeadEvent(
+                EventIdentity(of: event).description, at: callSite, interval: interval)
+        {
+            diagnosticsState.warn(warning)
+        }
+        if options.recordsTopology {
+            let dispatcher = TopologyLog.Dispatcher(sender: sender, inside: parent?.listener, callSite: callSite)
+            diagnosticsState.record(
+                TopologyLog.Dispatch(dispatcher: dispatcher, event: EventIdentity(of: event), receivers: receivers))
+        }
+        if let tracer = observation.tracer {
+            tracer.didDispatch(
+                DispatchTrace(
+                    id: id, parent: parent?.dispatchID, depth: depth, event: event,
+                    eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
+                    callSite: callSite, listeners: traces, start: start, duration: ContinuousClock.now - start,
+                    isOnMainThread: onMainActor))
+        }
+        return delivered
+    }
+
+    static func slowWarning(_ record: ListenerRecord, event: EventIdentity, took elapsed: Duration) -> EventWarning {
+        EventWarning(
+            .slowListener, event: event.description, callSite: record.callSite,
+            ownerType: record.owner.map { String(describing: type(of: $0)) }, duration: elapsed)
+    }
+
+    /// The label of the events a record listens to: its type, a name in quotes, or "every
+    /// named event".
+    static func eventLabel(of record: ListenerRecord) -> String {
+        EventIdentity(of: record).description
+    }
+}
