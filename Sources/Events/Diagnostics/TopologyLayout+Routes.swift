@@ -85,14 +85,25 @@ extension TopologyLayout {
             x: a * p0.x + b * p1.x + c * p2.x + d * p3.x, y: a * p0.y + b * p1.y + c * p2.y + d * p3.y)
     }
 
-    /// Each count goes to the first of a few places along its curve that is clear of every box and
-    /// of the labels placed before it, or else to the place that overlaps least. Straight runs
+    /// Each count goes to the first of a few places along its curve that is clear of every box, of
+    /// the labels placed before it and of the other curves, or else to the place that overlaps
+    /// least. Straight runs
     /// through virtual nodes are tried first: nothing else is drawn there.
     private mutating func placeCountLabels() {
         let obstacles = boxes.map {
             Rect(x: $0.frame.x - 2, y: $0.frame.y - 2, width: $0.frame.width + 4, height: $0.frame.height + 4)
         }
         var placed: [Rect] = []
+        // Points along every curve, so that a count can keep off the other arrows too (a number
+        // sitting on a crossing is hard to attribute).
+        var samples: [(route: Int, point: Point)] = []
+        for (index, route) in routes.enumerated() where route.curve.count >= 4 {
+            for piece in stride(from: 0, to: route.curve.count - 3, by: 3) {
+                for step in 0...12 {
+                    samples.append((index, Self.point(on: route.curve, piece: piece, at: Double(step) / 12)))
+                }
+            }
+        }
         let order = routes.indices.sorted { a, b in
             let (left, right) = (routes[a], routes[b])
             let leftStart = left.curve.first ?? Point(x: 0, y: 0)
@@ -112,7 +123,7 @@ extension TopologyLayout {
             where curve[piece].y == curve[piece + 3].y && abs(curve[piece + 3].x - curve[piece].x) > width + 8 {
                 candidates.append(Self.point(on: curve, piece: piece, at: 0.5))
             }
-            for t in [0.5, 0.62, 0.38, 0.75, 0.25, 0.86, 0.14] {
+            for t in [0.5, 0.62, 0.38, 0.75, 0.25, 0.86, 0.14, 0.92] {
                 for piece in pieces where curve[piece].y != curve[piece + 3].y || routes[index].isSelfLoop {
                     candidates.append(Self.point(on: curve, piece: piece, at: t))
                 }
@@ -123,9 +134,13 @@ extension TopologyLayout {
                 let rect = Rect(
                     x: (center.x - width / 2).rounded(), y: (center.y - Self.countLabelHeight / 2).rounded(),
                     width: width, height: Self.countLabelHeight)
+                let margin = Rect(x: rect.x - 3, y: rect.y - 3, width: rect.width + 6, height: rect.height + 6)
+                let crossed = samples.reduce(0) { total, sample in
+                    sample.route != index && margin.contains(sample.point) ? total + 1 : total
+                }
                 let cost =
                     obstacles.reduce(0) { $0 + 10 * Self.overlap(rect, $1) }
-                    + placed.reduce(0) { $0 + Self.overlap(rect, $1) }
+                    + placed.reduce(0) { $0 + Self.overlap(rect, $1) } + 40 * Double(crossed)
                 if best == nil || cost < best!.cost { best = (cost, rect) }
                 if cost == 0 { break }
             }

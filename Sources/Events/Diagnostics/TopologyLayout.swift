@@ -30,6 +30,10 @@ struct TopologyLayout {
         var maxX: Double { x + width }
         var maxY: Double { y + height }
 
+        func contains(_ point: Point) -> Bool {
+            point.x >= x && point.x <= maxX && point.y >= y && point.y <= maxY
+        }
+
         func intersects(_ other: Rect) -> Bool {
             x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
         }

@@ -49,11 +49,19 @@ enum TopologyText {
         }
     }
 
-    /// `text` shortened in the middle with an ellipsis so that it fits `maxWidth`, keeping both
-    /// ends: the start of a type or file name and the end that tells similar ones apart (the line
-    /// of a call site, the last component of a qualified name). Whole characters only.
+    /// `text` shortened with an ellipsis so that it fits `maxWidth`. A path (a call site such as
+    /// `App/Views/CartView.swift:42`) loses its leading folders first, so the file and line stay
+    /// (a file name still too long is then shortened in its middle); other text is shortened in the middle, keeping both ends: the start of a type or event name
+    /// and the end that tells similar ones apart. Whole characters only.
     static func fitted(_ text: String, maxWidth: Double, size: Double, bold: Bool = false) -> String {
         guard width(text, size: size, bold: bold) > maxWidth else { return text }
+        var rest = Substring(text)
+        while let slash = rest.firstIndex(of: "/") {
+            rest = rest[rest.index(after: slash)...]
+            let shortened = ellipsis + "/" + rest
+            if width(shortened, size: size, bold: bold) <= maxWidth { return shortened }
+        }
+        let text = rest.startIndex == text.startIndex ? text : ellipsis + "/" + rest
         let scale = size * (bold ? 1.07 : 1)
         let budget = max(0, maxWidth - width(ellipsis, size: size, bold: bold))
         let characters = Array(text)

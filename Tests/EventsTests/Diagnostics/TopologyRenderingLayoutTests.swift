@@ -183,7 +183,7 @@ struct TopologyRenderingLayoutTests {
         #expect(first.routes.map(\.curve) == second.routes.map(\.curve))
     }
 
-    @Test("Text too long for a box is shortened in the middle, keeping both ends")
+    @Test("Text too long for a box is shortened in the middle, keeping both ends, or a path from its start")
     func fittedText() {
         let long = "ShippingTrackerViewController+Observers.swift:214"
         let fitted = TopologyText.fitted(long, maxWidth: 200, size: 13)
@@ -191,6 +191,13 @@ struct TopologyRenderingLayoutTests {
         #expect(TopologyText.width(fitted, size: 13) <= 200)
         #expect(fitted.hasPrefix("Shipping") && fitted.hasSuffix("214"))
         #expect(TopologyText.fitted("Short", maxWidth: 200, size: 13) == "Short")
+        let path = TopologyText.fitted("MyApp/Features/Checkout/Views/CartView.swift:42", maxWidth: 232, size: 13)
+        #expect(path.hasPrefix("\u{2026}/") && path.hasSuffix("/CartView.swift:42"))
+        #expect(TopologyText.width(path, size: 13) <= 232)
+        let longFile = TopologyText.fitted(
+            "App/CheckoutViewControllerWithAVeryLongName.swift:142", maxWidth: 232, size: 13)
+        #expect(longFile.hasPrefix("\u{2026}/Checkout") && longFile.hasSuffix(".swift:142"))
+        #expect(longFile.filter { $0 == "\u{2026}" }.count == 2)
         let emoji = String(repeating: "👩‍👩‍👧", count: 40)
         #expect(TopologyText.fitted(emoji, maxWidth: 100, size: 13).allSatisfy { $0 == "👩‍👩‍👧" || $0 == "\u{2026}" })
     }
