@@ -11,27 +11,40 @@ extension TopologyLayout {
     /// by adjacent swaps, and the order with the fewest crossings seen wins.
     mutating func orderLayers() {
         let layerCount = (vertices.map(\.layer).max() ?? -1) + 1
-        var upperNeighbors = [[Int]](repeating: [], count: vertices.count)
-        var lowerNeighbors = [[Int]](repeating: [], count: vertices.count)
-        for segment in segments {
-            lowerNeighbors[segment.upper].append(segment.lower)
-            upperNeighbors[segment.lower].append(segment.upper)
-        }
+        let (upperNeighbors, lowerNeighbors) = neighbors()
         var byKey = [[Int]](repeating: [], count: layerCount)
         for index in vertices.indices { byKey[vertices[index].layer].append(index) }
         for layer in byKey.indices { byKey[layer].sort { (vertices[$0].key, $0) < (vertices[$1].key, $1) } }
-        var best: (layers: [[Int]], crossings: Int)?
         let starts = [
             barycentricStart(byKey, upper: upperNeighbors),
             depthFirstStart(layerCount, lower: lowerNeighbors, rootsReversed: false),
             depthFirstStart(layerCount, lower: lowerNeighbors, rootsReversed: true),
         ]
+        var best: (layers: [[Int]], crossings: Int)?
         for start in starts {
             layers = start
             let crossings = sweep(upper: upperNeighbors, lower: lowerNeighbors)
             if best == nil || crossings < best!.crossings { best = (layers, crossings) }
         }
         layers = best?.layers ?? byKey
+    }
+
+    /// Each vertex's neighbors in the layer above and in the layer below.
+    func neighbors() -> (upper: [[Int]], lower: [[Int]]) {
+        var upper = [[Int]](repeating: [], count: vertices.count)
+        var lower = [[Int]](repeating: [], count: vertices.count)
+        for segment in segments {
+            lower[segment.upper].append(segment.lower)
+            upper[segment.lower].append(segment.upper)
+        }
+        return (upper, lower)
+    }
+
+    /// Sweeps from the current order of `layers`, keeping the best order found; the crossings
+    /// left.
+    mutating func reduceCrossings() -> Int {
+        let (upper, lower) = neighbors()
+        return sweep(upper: upper, lower: lower)
     }
 
     /// The first layer in key order, every later one by the barycenter of its neighbors above.

@@ -158,6 +158,14 @@ struct TopologyRenderingLayoutTests {
             ])
         #expect(layout(crossed).crossingCount() == 0)
         // A forest of thirty nodes, with chains through listeners: always drawable without crossings.
+        let forest = layout(forestTopology())
+        expectReadable(forest)
+        #expect(forest.crossingCount() == 0)
+    }
+
+    /// Thirty nodes in trees, with chains through listeners: drawable without crossings, in an
+    /// order that labels sorted alphabetically do not give.
+    private func forestTopology() -> EventTopology {
         var nodes = (0..<4).map { Node(id: "d\($0)", kind: .dispatcher, label: "D\(3 - $0)") }
         var edges: [Edge] = []
         for event in 0..<10 {
@@ -169,9 +177,39 @@ struct TopologyRenderingLayoutTests {
             nodes.append(Node(id: "l\(listener)", kind: .listener, label: "L\((listener * 5) % 16)"))
             edges.append(Edge(from: "e\((listener * 3) % 6)", to: "l\(listener)", count: 1))
         }
-        let forest = layout(EventTopology(nodes: nodes, edges: edges))
-        expectReadable(forest)
+        return EventTopology(nodes: nodes, edges: edges)
+    }
+
+    @Test("From an order full of crossings, the sweeps reach an arrangement without any")
+    func sweepsUndoScrambledOrders() {
+        var forest = layout(forestTopology())
+        // Every layer upside down, then every other vertex moved to the end: many crossings.
+        for layer in forest.layers.indices {
+            let reversed = Array(forest.layers[layer].reversed())
+            forest.layers[layer] =
+                reversed.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                + reversed.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        }
+        #expect(forest.crossingCount() > 10)
+        #expect(forest.reduceCrossings() == 0)
         #expect(forest.crossingCount() == 0)
+    }
+
+    @Test("Counts of a real app sit clear of boxes, of each other and of the other arrows")
+    func countsClearOfEverything() {
+        let layout = layout(TopologySamples.shop)
+        let labels = countLabelRects(layout)
+        for (index, label) in labels.enumerated() {
+            for other in labels[(index + 1)...] { #expect(!label.intersects(other)) }
+            for (routeIndex, route) in layout.routes.enumerated() where routeIndex != index {
+                for piece in stride(from: 0, to: route.curve.count - 3, by: 3) {
+                    let hits = (0...20).filter { step in
+                        label.contains(TopologyLayout.point(on: route.curve, piece: piece, at: Double(step) / 20))
+                    }
+                    #expect(hits.isEmpty, "the count \(layout.routes[index].labelText) sits on another arrow")
+                }
+            }
+        }
     }
 
     @Test("Laying out the same graph twice gives the same picture")
