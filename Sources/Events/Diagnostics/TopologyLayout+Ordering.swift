@@ -3,6 +3,8 @@ extension TopologyLayout {
     /// How many sweep rounds (one down, one up) the barycenter heuristic gets at most from each
     /// starting order; it stops earlier once a few rounds in a row find no better order.
     static let sweepRounds = 24
+    /// How many times sifting gets to move vertices the barycenter rounds left in place.
+    static let siftingPhases = 3
 
     /// Orders every layer. Three starting orders are tried (each layer by the barycenter of the
     /// one before it, and the order a depth-first walk meets the vertices in, from the nodes in
@@ -80,34 +82,48 @@ extension TopologyLayout {
     }
 
     /// Sweeps from the current order; leaves the best order seen in `layers` and returns its
-    /// crossings.
+    /// crossings. Barycenter rounds run until they stop gaining; then sifting (costlier: it
+    /// weighs every place in a layer for every vertex) moves what the rounds could not, and the
+    /// rounds resume from there, twice at most.
     private mutating func sweep(upper: [[Int]], lower: [[Int]]) -> Int {
         var position = [Double](repeating: 0, count: vertices.count)
         for layer in layers.indices { renumber(layer, &position) }
         swapAdjacent(upper: upper, lower: lower, position: &position)
         var best = layers
         var fewest = crossingCount()
-        var round = 0
-        var roundsWithoutGain = 0
-        while round < Self.sweepRounds && fewest > 0 && roundsWithoutGain < 4 {
-            round += 1
-            for layer in layers.indices.dropFirst() {
-                sortByBarycenter(layer, neighbors: upper, position: &position, fallbackToKey: false)
-                renumber(layer, &position)
-            }
-            for layer in layers.indices.reversed().dropFirst() {
-                sortByBarycenter(layer, neighbors: lower, position: &position, fallbackToKey: false)
-                renumber(layer, &position)
-            }
-            swapAdjacent(upper: upper, lower: lower, position: &position)
-            sift(upper: upper, lower: lower, position: &position)
-            let crossings = crossingCount()
-            if crossings < fewest {
+        for phase in 0...Self.siftingPhases {
+            if phase > 0 {
+                guard fewest > 0 else { break }
+                layers = best
+                for layer in layers.indices { renumber(layer, &position) }
+                sift(upper: upper, lower: lower, position: &position)
+                swapAdjacent(upper: upper, lower: lower, position: &position)
+                let crossings = crossingCount()
+                guard crossings < fewest else { break }
                 fewest = crossings
                 best = layers
-                roundsWithoutGain = 0
-            } else {
-                roundsWithoutGain += 1
+            }
+            var round = 0
+            var roundsWithoutGain = 0
+            while round < Self.sweepRounds && fewest > 0 && roundsWithoutGain < 4 {
+                round += 1
+                for layer in layers.indices.dropFirst() {
+                    sortByBarycenter(layer, neighbors: upper, position: &position, fallbackToKey: false)
+                    renumber(layer, &position)
+                }
+                for layer in layers.indices.reversed().dropFirst() {
+                    sortByBarycenter(layer, neighbors: lower, position: &position, fallbackToKey: false)
+                    renumber(layer, &position)
+                }
+                swapAdjacent(upper: upper, lower: lower, position: &position)
+                let crossings = crossingCount()
+                if crossings < fewest {
+                    fewest = crossings
+                    best = layers
+                    roundsWithoutGain = 0
+                } else {
+                    roundsWithoutGain += 1
+                }
             }
         }
         layers = best
@@ -141,16 +157,34 @@ extension TopologyLayout {
         }
     }
 
-    /// How many pairs of edges cross when `a` is drawn above `b` in their layer, with the
-    /// adjacent layers on both sides in their current order.
-    private func crossings(_ a: Int, above b: Int, upper: [[Int]], lower: [[Int]], position: [Double]) -> Int {
+    /// The positions of each vertex's neighbors in one layer, above and below, sorted: while that
+    /// layer is reordered its neighbors stay put, so this is computed once per layer.
+    private func neighborPositions(
+        _ layer: Int, upper: [[Int]], lower: [[Int]], position: [Double]
+    ) -> [Int: (upper: [Double], lower: [Double])] {
+        var result: [Int: (upper: [Double], lower: [Double])] = [:]
+        for vertex in layers[layer] {
+            result[vertex] = (upper[vertex].map { position[$0] }.sorted(), lower[vertex].map { position[$0] }.sorted())
+        }
+        return result
+    }
+
+    /// How many pairs of edges cross when a vertex with neighbors at `a` is drawn above one with
+    /// neighbors at `b` (both sorted): the pairs where `a`'s neighbor is below `b`'s.
+    private static func crossings(_ a: [Double], above b: [Double]) -> Int {
         var total = 0
-        for side in [upper, lower] {
-            for x in side[a] {
-                for y in side[b] where position[x] > position[y] { total += 1 }
-            }
+        var below = 0
+        for x in a {
+            while below < b.count && b[below] < x { below += 1 }
+            total += below
         }
         return total
+    }
+
+    private static func crossings(
+        _ a: (upper: [Double], lower: [Double]), above b: (upper: [Double], lower: [Double])
+    ) -> Int {
+        crossings(a.upper, above: b.upper) + crossings(a.lower, above: b.lower)
     }
 
     /// Moves each vertex, one at a time, to the place in its layer where its edges cross the
@@ -158,22 +192,21 @@ extension TopologyLayout {
     /// top by one long edge), this finds the move that pays.
     private mutating func sift(upper: [[Int]], lower: [[Int]], position: inout [Double]) {
         for layer in layers.indices where layers[layer].count > 1 {
+            let around = neighborPositions(layer, upper: upper, lower: lower, position: position)
             for vertex in layers[layer].sorted(by: { (vertices[$0].key, $0) < (vertices[$1].key, $1) }) {
                 var others = layers[layer]
                 let current = others.firstIndex(of: vertex)!
                 others.remove(at: current)
+                let mine = around[vertex]!
                 // Crossings with `vertex` at slot 0 (above all others), then the change from
                 // moving it below each one in turn.
-                var total = others.reduce(0) {
-                    $0 + crossings(vertex, above: $1, upper: upper, lower: lower, position: position)
-                }
+                var total = others.reduce(0) { $0 + Self.crossings(mine, above: around[$1]!) }
                 var bestSlot = 0
                 var fewest = total
                 var currentTotal = total
                 for (slot, other) in others.enumerated() {
-                    total +=
-                        crossings(other, above: vertex, upper: upper, lower: lower, position: position)
-                        - crossings(vertex, above: other, upper: upper, lower: lower, position: position)
+                    let theirs = around[other]!
+                    total += Self.crossings(theirs, above: mine) - Self.crossings(mine, above: theirs)
                     if total < fewest {
                         fewest = total
                         bestSlot = slot + 1
@@ -190,19 +223,17 @@ extension TopologyLayout {
 
     /// Swaps neighbors in a layer while that lowers the crossings with both adjacent layers.
     private mutating func swapAdjacent(upper: [[Int]], lower: [[Int]], position: inout [Double]) {
-        func crossings(_ a: Int, above b: Int) -> Int {
-            self.crossings(a, above: b, upper: upper, lower: lower, position: position)
-        }
         var improved = true
         var passes = 0
         while improved && passes < 8 {
             improved = false
             passes += 1
             for layer in layers.indices where layers[layer].count > 1 {
+                let around = neighborPositions(layer, upper: upper, lower: lower, position: position)
                 for slot in 0..<(layers[layer].count - 1) {
                     let a = layers[layer][slot]
                     let b = layers[layer][slot + 1]
-                    if crossings(b, above: a) < crossings(a, above: b) {
+                    if Self.crossings(around[b]!, above: around[a]!) < Self.crossings(around[a]!, above: around[b]!) {
                         layers[layer].swapAt(slot, slot + 1)
                         position.swapAt(a, b)
                         improved = true
@@ -213,6 +244,10 @@ extension TopologyLayout {
     }
 
     /// The number of pairs of segments that cross between adjacent layers, in the current order.
+    ///
+    /// Two segments cross when their upper ends and their lower ends are in opposite orders, so
+    /// with the segments sorted by upper end (then lower), the crossings are the inversions of the
+    /// lower ends, counted with a Fenwick tree in O(E log V) rather than by comparing every pair.
     func crossingCount() -> Int {
         var position = [Int](repeating: 0, count: vertices.count)
         for layer in layers {
@@ -223,11 +258,24 @@ extension TopologyLayout {
             byLayer[vertices[segment.upper].layer].append((position[segment.upper], position[segment.lower]))
         }
         var total = 0
-        for pairs in byLayer where pairs.count > 1 {
-            for i in 0..<(pairs.count - 1) {
-                for j in (i + 1)..<pairs.count {
-                    let (a, b) = (pairs[i], pairs[j])
-                    if (a.upper - b.upper) * (a.lower - b.lower) < 0 { total += 1 }
+        for (layer, pairs) in byLayer.enumerated() where pairs.count > 1 {
+            let sorted = pairs.sorted { ($0.upper, $0.lower) < ($1.upper, $1.lower) }
+            // tree[i] counts lower ends seen so far, by position, in Fenwick form (1-based).
+            let width = layers[layer + 1].count
+            var tree = [Int](repeating: 0, count: width + 1)
+            for (seen, pair) in sorted.enumerated() {
+                // Earlier segments whose lower end is at or above this one's do not cross it.
+                var atOrAbove = 0
+                var index = pair.lower + 1
+                while index > 0 {
+                    atOrAbove += tree[index]
+                    index -= index & -index
+                }
+                total += seen - atOrAbove
+                index = pair.lower + 1
+                while index <= width {
+                    tree[index] += 1
+                    index += index & -index
                 }
             }
         }

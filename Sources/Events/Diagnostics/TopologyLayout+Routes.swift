@@ -96,13 +96,32 @@ extension TopologyLayout {
         var placed: [Rect] = []
         // Points along every curve, so that a count can keep off the other arrows too (a number
         // sitting on a crossing is hard to attribute).
-        var samples: [(route: Int, point: Point)] = []
+        // They are kept in a grid of square cells, so that a candidate looks only at the cells it
+        // covers.
+        let cell = 32.0
+        func cellKey(_ x: Double, _ y: Double) -> [Int] {
+            [Int((x / cell).rounded(.down)), Int((y / cell).rounded(.down))]
+        }
+        var samples: [[Int]: [(route: Int, point: Point)]] = [:]
         for (index, route) in routes.enumerated() where route.curve.count >= 4 {
             for piece in stride(from: 0, to: route.curve.count - 3, by: 3) {
                 for step in 0...12 {
-                    samples.append((index, Self.point(on: route.curve, piece: piece, at: Double(step) / 12)))
+                    let point = Self.point(on: route.curve, piece: piece, at: Double(step) / 12)
+                    samples[cellKey(point.x, point.y), default: []].append((index, point))
                 }
             }
+        }
+        func arrowPoints(in rect: Rect, besides route: Int) -> Int {
+            let (low, high) = (cellKey(rect.x, rect.y), cellKey(rect.maxX, rect.maxY))
+            var count = 0
+            for x in low[0]...high[0] {
+                for y in low[1]...high[1] {
+                    for sample in samples[[x, y]] ?? [] where sample.route != route && rect.contains(sample.point) {
+                        count += 1
+                    }
+                }
+            }
+            return count
         }
         let order = routes.indices.sorted { a, b in
             let (left, right) = (routes[a], routes[b])
@@ -135,9 +154,7 @@ extension TopologyLayout {
                     x: (center.x - width / 2).rounded(), y: (center.y - Self.countLabelHeight / 2).rounded(),
                     width: width, height: Self.countLabelHeight)
                 let margin = Rect(x: rect.x - 3, y: rect.y - 3, width: rect.width + 6, height: rect.height + 6)
-                let crossed = samples.reduce(0) { total, sample in
-                    sample.route != index && margin.contains(sample.point) ? total + 1 : total
-                }
+                let crossed = arrowPoints(in: margin, besides: index)
                 let cost =
                     obstacles.reduce(0) { $0 + 10 * Self.overlap(rect, $1) }
                     + placed.reduce(0) { $0 + Self.overlap(rect, $1) } + 40 * Double(crossed)

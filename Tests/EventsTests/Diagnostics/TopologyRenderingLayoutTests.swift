@@ -76,10 +76,13 @@ struct TopologyRenderingLayoutTests {
 
     @Test("Graphs of twenty and fifty nodes with cycles lay out with no two boxes overlapping")
     func largerGraphs() {
-        for (size, seed) in [(20, 7), (50, 0x5EED), (50, 11), (50, 12345)] {
+        // The bounds are what the ordering reaches today (sifting takes these from 36 and 40 to
+        // 29 and 30): a guard against a change that quietly tangles larger graphs.
+        for (size, seed, crossings) in [(20, 7, 6), (50, 0x5EED, 29), (50, 11, 30), (50, 12345, 37)] {
             let layout = layout(TopologySamples.generated(size: size, seed: UInt64(seed)))
             #expect(layout.boxes.count == size)
             expectReadable(layout)
+            #expect(layout.crossingCount() <= crossings, "\(size) nodes, seed \(seed)")
         }
     }
 
