@@ -105,7 +105,8 @@ struct TopologyLayout {
     var routes: [Route] = []
     /// The left edge and width of each layer's column.
     var columns: [(x: Double, width: Double)] = []
-    /// The size of the drawing, from the origin; the graph starts at `origin`.
+    /// The right and bottom edges of everything drawn, in the same coordinates as the boxes
+    /// (the drawing starts at `origin`, so a caller adds its margin to these).
     var size = (width: 0.0, height: 0.0)
     let origin: Point
 
