@@ -23,11 +23,13 @@ extension EventTopology {
     /// - Each edge is written with its ``Edge/count`` as its label, in the order of ``edges``.
     ///   Edges whose ends are not among ``nodes`` are left out; when several nodes share an id,
     ///   the first one counts.
+    /// - Dispatchers share the first rank, as in ``svg(title:)``.
     /// - Ids and labels are quoted, with quotes and backslashes escaped, so no text can end a
-    ///   string early or reach Graphviz's `\N`-style label escapes. In an id, line breaks and
-    ///   other control characters are written as escapes (`\n`, `\x01`), so distinct ids stay
-    ///   distinct; a label is one line, with line breaks as spaces and other control characters
-    ///   replaced with U+FFFD. Non-ASCII text is kept as it is (DOT files are UTF-8).
+    ///   string early or reach Graphviz's `\N`-style label escapes; in labels `&` is written as
+    ///   `&amp;`, so no text reads as an HTML entity. In an id, line breaks and other control
+    ///   characters are written as escapes (`\n`, `\x01`), so distinct ids stay distinct; a
+    ///   label is one line, with line breaks as spaces and other control characters replaced
+    ///   with U+FFFD. Non-ASCII text is kept as it is (DOT files are UTF-8).
     /// - The output depends only on the value: the same topology gives the same text.
     public var dot: String {
         let graph = TopologyGraph(self)
@@ -48,6 +50,13 @@ extension EventTopology {
             if let detail = node.detail { label += "\\n" + Self.dotEscaped(detail, as: .label) }
             text += "    \"\(Self.dotEscaped(node.id, as: .id))\" [label=\"\(label)\", \(shape), "
             text += "fillcolor=\"\(colors.fill)\", color=\"\(colors.stroke)\", fontcolor=\"\(colors.text)\"];\n"
+        }
+        // Dispatchers share the first column, as in `svg(title:)`; Graphviz would otherwise
+        // place a dispatcher of a late event next to that event.
+        let dispatchers = graph.nodes.filter { $0.kind == .dispatcher }
+        if !dispatchers.isEmpty {
+            text += "    { rank=min; "
+            text += dispatchers.map { "\"\(Self.dotEscaped($0.id, as: .id))\"; " }.joined() + "}\n"
         }
         for link in graph.links {
             let from = Self.dotEscaped(graph.nodes[link.from].id, as: .id)
@@ -70,13 +79,15 @@ extension EventTopology {
 
     /// `text` safe between the quotes of a DOT string: a backslash is doubled and a quote escaped
     /// (inside a label, Graphviz reads `\\` as one backslash, so `\N`, `\G` and the like stay
-    /// text), and control characters are handled as `kind` asks.
+    /// text), and control characters are handled as `kind` asks. In a label, `&` is written
+    /// `&amp;`: Graphviz decodes HTML entities in labels, so `&lt;` would otherwise show as `<`.
     static func dotEscaped(_ text: String, as kind: DOTText) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\\": result += "\\\\"
             case "\"": result += "\\\""
+            case "&" where kind == .label: result += "&amp;"
             default:
                 let shown = TopologyGraph.singleLine(String(scalar))
                 guard kind == .id, shown.unicodeScalars.first != scalar else {

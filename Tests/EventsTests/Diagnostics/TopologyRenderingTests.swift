@@ -123,7 +123,7 @@ private func mermaidShown(_ label: String) -> String {
 
 @Suite("Rendering an event topology")
 struct TopologyRenderingTests {
-    @Test("DOT names every node once with its label and every edge with its count")
+    @Test("DOT names every node once with its label, every edge with its count, and ranks dispatchers first")
     func dotHasEveryNodeAndEdge() throws {
         let topology = TopologySamples.shop
         let lines = topology.dot.split(separator: "\n")
@@ -139,20 +139,24 @@ struct TopologyRenderingTests {
             #expect(lines.contains("    \"\(edge.from)\" -> \"\(edge.to)\" [label=\"\(edge.count)\"];"))
         }
         #expect(lines.filter { $0.contains(" -> ") }.count == topology.edges.count)
+        let dispatchers = topology.nodes.filter { $0.kind == .dispatcher }.map { "\"\($0.id)\"; " }
+        #expect(lines.contains("    { rank=min; " + dispatchers.joined() + "}"))
     }
 
     @Test("DOT keeps hostile ids and labels inside their quotes and reads them back unchanged")
     func dotEscapesHostileText() throws {
         let topology = hostileTopology()
         let lines = topology.dot.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 6 + topology.nodes.count + topology.edges.count + 1)
+        #expect(lines.count == 7 + topology.nodes.count + topology.edges.count + 1)
         var declared: [String: String] = [:]
         for line in lines where line.hasPrefix("    \"") {
             let strings = try #require(dotStrings(line), "an unterminated string in \(line)")
             if line.contains("\" -> \"") {
                 #expect(declared[strings[0]] != nil && declared[strings[1]] != nil)
             } else {
-                declared[strings[0]] = strings[1]
+                // Graphviz decodes HTML entities in labels; the only one written is `&amp;`.
+                declared[strings[0]] = strings[1].replacingOccurrences(of: "&amp;", with: "&")
+                #expect(!strings[1].replacingOccurrences(of: "&amp;", with: "").contains("&"))
             }
         }
         for node in topology.nodes {
