@@ -34,8 +34,9 @@ extension EventTopology {
     /// The output depends only on the topology and the title: the same value gives the same
     /// document, byte for byte.
     ///
-    /// - Parameter title: A heading drawn above the picture, and the document's title; nil for
-    ///   none (the document is then titled "Event flow").
+    /// - Parameter title: A heading drawn above the picture (shortened with an ellipsis when it
+    ///   is very long), and the document's title; nil for none (the document is then titled
+    ///   "Event flow").
     /// - Returns: The SVG document, starting with an XML declaration.
     public func svg(title: String? = nil) -> String {
         TopologySVG(graph: TopologyGraph(self), title: title).document()
@@ -47,6 +48,8 @@ extension EventTopology {
 /// that viewers without CSS support draw it the same.
 struct TopologySVG {
     static let margin = 24.0
+    /// A longer heading is shortened (the document's `<title>` keeps all of it).
+    static let maximumTitleWidth = 960.0
     static let fontFamily = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Helvetica, Arial, sans-serif"
 
     struct Palette {
@@ -71,7 +74,9 @@ struct TopologySVG {
     let title: String?
 
     func document() -> String {
-        let heading = title.map { TopologyGraph.singleLine($0) }
+        let heading = title.map {
+            TopologyText.fitted(TopologyGraph.singleLine($0), maxWidth: Self.maximumTitleWidth, size: 17, bold: true)
+        }
         var top = Self.margin
         var header = ""
         var width = 0.0
@@ -235,7 +240,8 @@ struct TopologySVG {
 
     /// A coordinate with at most one decimal, written the same on every platform.
     static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "0" }
+        // Coordinates stay far below this; the guard keeps `Int(_:)` from trapping on nonsense.
+        guard value.isFinite, value.magnitude < 1e15 else { return "0" }
         let tenths = Int((value * 10).rounded())
         let whole = tenths.magnitude / 10
         let fraction = tenths.magnitude % 10

@@ -228,6 +228,11 @@ struct TopologyRenderingTests {
         }
         #expect(parsed.texts.contains("Ünïcödé 事件 🚀"))
         #expect(parsed.texts.contains("<script>alert(1)</script>"))
+        let long = String(repeating: "A very long title. ", count: 200)
+        let titled = try #require(XMLCollector.parse(topology.svg(title: long)))
+        #expect(titled.titles.first == long)
+        #expect(titled.texts.contains { $0.hasSuffix("\u{2026}") || $0.contains("\u{2026}") })
+        #expect(!titled.texts.contains(long))
     }
 
     @Test("The SVG shows every label of a real app, shortening only those too long for a box")
