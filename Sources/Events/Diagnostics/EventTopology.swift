@@ -32,6 +32,7 @@ public struct EventTopology: Sendable, Hashable, Codable {
 
         /// A stable identifier, unique in the topology, for edges to refer to.
         public let id: String
+        /// What the node stands for; it decides the node's column, shape and color in a picture.
         public let kind: Kind
         /// The main text: a type name, an event name, or a call site.
         public let label: String
@@ -39,6 +40,13 @@ public struct EventTopology: Sendable, Hashable, Codable {
         /// they run; nil for none.
         public let detail: String?
 
+        /// A node for a topology of your own.
+        ///
+        /// - Parameters:
+        ///   - id: Unique in the topology; edges refer to the node by it. Any text will do.
+        ///   - kind: What the node stands for.
+        ///   - label: The text shown; any text, escaped by each renderer.
+        ///   - detail: An optional second, smaller line.
         public init(id: String, kind: Kind, label: String, detail: String? = nil) {
             self.id = id
             self.kind = kind
@@ -57,6 +65,7 @@ public struct EventTopology: Sendable, Hashable, Codable {
         /// registration that has not received anything yet.
         public let count: Int
 
+        /// An edge from the node whose ``Node/id`` is `from` to the node whose id is `to`.
         public init(from: String, to: String, count: Int) {
             self.from = from
             self.to = to
