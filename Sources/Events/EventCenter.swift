@@ -67,6 +67,7 @@ public final class EventCenter: Sendable {
     let errorHandlerBox = ErrorHandlerBox()
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
+    let pendingDeliveries = PendingDeliveries()
 
     /// Receives every error thrown by a listener's handler, from any context and thread.
     ///

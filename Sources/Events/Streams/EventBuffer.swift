@@ -26,8 +26,10 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     private let lock = SpinLock()
     private let state: EventBufferStateMachine<E>
 
-    init(policy: EventBufferingPolicy) {
-        state = EventBufferStateMachine(policy: policy)
+    /// - Parameter pending: The center's record of pending deliveries, for a stream's buffer:
+    ///   a buffered event counts as pending until it is taken or dropped.
+    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
+        state = EventBufferStateMachine(policy: policy, pending: pending)
     }
 
     /// How many events the buffering policy dropped.
@@ -71,16 +73,29 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @inline(never)
     private func replaceOldestUnlocking(with event: E) {
         let oldest = state.replaceOldest(with: event)
+        let ended = state.takeEndedRun()
         lock.unlock()
         withExtendedLifetime(oldest) {}
+        if let ended { Self.close(ended) }
+    }
+
+    /// Tells the center that a run of buffered events has been taken or dropped. Kept out of the
+    /// paths that call it, which run it rarely.
+    @inline(never)
+    private static func close(_ ended: (PendingDeliveries, UInt64)) {
+        ended.0.closeRun(ended.1)
     }
 
     /// Ends the sequence at once, dropping what is buffered: the consumer was cancelled.
     func cancel() {
         lock.lock()
         let action = state.cancel()
+        let pending = action.endedRuns.isEmpty ? nil : state.pendingDeliveries
         lock.unlock()
         action.destroyDiscarded()
+        if let pending {
+            for epoch in action.endedRuns { pending.closeRun(epoch) }
+        }
         for waiter in action.waiters { waiter.resume(returning: nil) }
     }
 
@@ -99,7 +114,9 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
             await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<E?, Never>) in
                 lock.lock()
                 let action = state.suspend(continuation)
+                let ended = state.takeEndedRun()
                 lock.unlock()
+                if let ended { Self.close(ended) }
                 switch action {
                 case .none:
                     break
@@ -116,7 +133,10 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @usableFromInline
     func takeBuffered() -> E? {
         lock.lock()
-        defer { lock.unlock() }
-        return state.takeBuffered()
+        let event = state.takeBuffered()
+        let ended = state.takeEndedRun()
+        lock.unlock()
+        if let ended { Self.close(ended) }
+        return event
     }
 }

@@ -31,17 +31,30 @@ final class EventBufferStateMachine<E: Sendable> {
     private var finished = false
     /// How many events the buffering policy dropped.
     private(set) var dropped = 0
+    /// The center's record of pending deliveries, when the buffer serves a stream of a center:
+    /// each buffered event counts until it is taken or dropped, for `EventCenter.idle()`.
+    private let pending: PendingDeliveries?
+    private var runs = PendingRuns()
+    /// The epoch of a run that the last transition ended, to close once the lock is released.
+    /// Kept here rather than in the actions, so that those of the common paths stay small.
+    private var endedRun: UInt64?
 
     /// How many consumers are suspended, waiting for an event.
     var waitingCount: Int { waiters.count }
 
-    init(policy: EventBufferingPolicy) {
+    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
         self.policy = policy
+        self.pending = pending
         storage = .allocate(capacity: capacity)
     }
 
     deinit {
         Self.destroy(storage, capacity: capacity, head: head, count: count)
+        // A buffer let go without `cancel()` (a stream dropped before it was iterated, whose
+        // buffer outlived it): its events are gone, so they are no longer pending.
+        if let pending {
+            for epoch in runs.removeAll() { pending.closeRun(epoch) }
+        }
     }
 
     // MARK: Transitions (call each with the buffer's lock held)
@@ -131,6 +144,9 @@ final class EventBufferStateMachine<E: Sendable> {
         fileprivate let head: Int
         fileprivate let count: Int
         let waiters: [UnsafeContinuation<E?, Never>]
+        /// The epochs of the runs the discarded events ended, to close with the center's
+        /// record of pending deliveries.
+        let endedRuns: [UInt64]
 
         /// Destroys the discarded events and frees their ring. Call once.
         func destroyDiscarded() {
@@ -141,7 +157,9 @@ final class EventBufferStateMachine<E: Sendable> {
     /// The sequence ends: the consumer was cancelled, or the last iterator went away. Idempotent.
     func cancel() -> CancelAction {
         finished = true
-        let action = CancelAction(storage: storage, capacity: capacity, head: head, count: count, waiters: waiters)
+        let action = CancelAction(
+            storage: storage, capacity: capacity, head: head, count: count, waiters: waiters,
+            endedRuns: runs.removeAll())
         // Nothing is buffered after the end, so a one-slot ring is enough from now on.
         storage = .allocate(capacity: 1)
         capacity = 1
@@ -159,6 +177,7 @@ final class EventBufferStateMachine<E: Sendable> {
         if count == capacity { grow() }
         (storage + ((head + count) & (capacity - 1))).initialize(to: event)
         count += 1
+        if let pending { runs.add(pending) }
     }
 
     /// Takes the oldest buffered event; there must be one.
@@ -166,8 +185,21 @@ final class EventBufferStateMachine<E: Sendable> {
         let event = (storage + head).move()
         head = (head + 1) & (capacity - 1)
         count -= 1
+        if pending != nil, let ended = runs.removeOldest() { endedRun = ended }
         return event
     }
+
+    /// The run the last transition ended, if any, to close after unlocking: the center's record
+    /// and the buffered events stay in step.
+    @inline(__always)
+    func takeEndedRun() -> (PendingDeliveries, UInt64)? {
+        guard let ended = endedRun, let pending else { return nil }
+        endedRun = nil
+        return (pending, ended)
+    }
+
+    /// The center's record, to close the runs a `cancel()` ended with.
+    var pendingDeliveries: PendingDeliveries? { pending }
 
     /// Doubles the ring, moving the events to its start in order.
     private func grow() {
