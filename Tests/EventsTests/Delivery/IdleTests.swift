@@ -142,12 +142,16 @@ struct IdleTests {
     func newDeliveriesDoNotKeepIdleWaiting() async {
         let center = EventCenter()
         let ran = Counter()
-        let subscription = center.listen(to: Tick.self, on: .background) { _ in ran.increment() }
         let stop = Flag()
         let dispatched = Counter()
+        // The listener's queue never empties while the load runs, so a wait for an empty queue
+        // would never end: the handler waits while fewer than 100 deliveries are queued behind
+        // it, and the loop below dispatches while fewer than 500 are.
+        let subscription = center.listen(to: Tick.self, on: .background) { _ in
+            while !stop.isSet, dispatched.value - ran.value < 100 { yieldThread() }
+            ran.increment()
+        }
         let loading = Task.detached {
-            // Keeps the listener's queue from ever emptying while it runs: it dispatches only
-            // while fewer than 500 deliveries wait, so a wait for an empty queue never ends.
             while !stop.isSet {
                 if dispatched.value - ran.value < 500 {
                     center.dispatch(Tick(n: dispatched.value))
