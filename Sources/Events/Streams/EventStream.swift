@@ -26,6 +26,8 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 /// - Ending the iteration (`break`, `return`, an error), cancelling the iterating task, or
 ///   dropping a stream that is never iterated removes the listener at once. A cancelled
 ///   consumer's `next()` returns nil, and events still buffered are dropped.
+/// - An event buffered and not yet taken keeps ``EventCenter/idle(isolation:)`` waiting, until
+///   the consumer takes it or the stream ends (a stream let go is ended).
 /// - Iterate a stream once: it is meant for a single consumer. If several tasks iterate the
 ///   same stream anyway, each event goes to one of them, and the sequence ends for all of them
 ///   when one stops iterating.
