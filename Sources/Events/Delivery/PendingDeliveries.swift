@@ -8,77 +8,98 @@ import Synchronization
 /// earlier epoch is pending; what is queued from then on belongs to the new epoch, so a steady
 /// stream of new deliveries cannot keep it waiting.
 ///
-/// Counting every delivery here would put one more lock, shared by every dispatching thread, on
-/// each queued delivery. Instead each queue (a mailbox, a stream's buffer) keeps its own count
-/// under its own lock, as ``PendingRuns``: consecutive deliveries of one epoch form a run, and
-/// only the start and the end of a run come here. A queue that keeps up with its producer opens
-/// and closes a run per delivery; one that lags serves many deliveries per run.
+/// Counting every delivery here would put one more shared write on each queued delivery.
+/// Instead each queue (a mailbox, a stream's buffer) keeps its own count under its own lock, as
+/// ``PendingRuns``: consecutive deliveries of one epoch form a run, and only the start and the
+/// end of a run come here. A queue that keeps up with its producer opens and closes a run per
+/// delivery; one that lags serves many deliveries per run.
 ///
-/// State: the epochs that have open runs, oldest first, each with how many; and the waiting
-/// `idle()` calls, each with the epoch it started (it waits for every older one), in the order
-/// they started, which is also the order of their epochs.
+/// The runs of the current epoch are one counter, packed with the epoch into one atomic word,
+/// so that opening and closing them takes no lock: one atomic operation each. Only `idle()`
+/// takes the lock: it moves the current epoch's count into `frozen` as it starts the next
+/// epoch, in one compare-and-exchange, and a run of an epoch that has been frozen closes there,
+/// under the lock. Epochs are 32-bit tags in the word and in runs: a run would have to stay
+/// open across four billion `idle()` calls for two tags to meet.
+///
+/// State under the lock: the frozen epochs that still have open runs, oldest first, and the
+/// waiting `idle()` calls, in the order they started, each waiting for the frozen epochs older
+/// than its own start.
 final class PendingDeliveries: @unchecked Sendable {
-    // Why @unchecked is safe: `open`, `waiters` and `nextWaiter` are only touched with `lock`
-    // held; `current` is an atomic. A continuation leaves `waiters` in the same hold of the lock
-    // that hands it out, and is resumed once, after unlocking.
+    // Why @unchecked is safe: `frozen`, `waiters`, `nextSerial` and `nextWaiter` are only touched
+    // with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the same hold of
+    // the lock that hands it out, and is resumed once, after unlocking.
     //
-    // A `SpinLock`: each hold is a few instructions (the lists hold one entry per epoch with open
-    // runs and per waiting `idle()`, a handful at most).
+    // A `SpinLock`: each hold is a few instructions (the lists hold one entry per frozen epoch
+    // with open runs and per waiting `idle()`, a handful at most).
     private let lock = SpinLock()
-    /// The epoch new deliveries join. Written only with `lock` held; read without it by queues
-    /// deciding whether their newest run is still current.
-    private let current = Atomic<UInt64>(0)
-    private var open: [OpenEpoch] = []
+    /// The current epoch in the high 32 bits, its open runs in the low 32 bits.
+    private let word = Atomic<UInt64>(0)
+    private var frozen: [FrozenEpoch] = []
     private var waiters: [Waiter] = []
+    /// The serial number of the next frozen epoch: serials order them, where tags may wrap.
+    private var nextSerial: UInt64 = 0
     private var nextWaiter: UInt64 = 0
 
-    private struct OpenEpoch {
-        let epoch: UInt64
-        var runs: Int
+    /// An epoch tag, as runs carry it.
+    typealias Epoch = UInt32
+
+    private struct FrozenEpoch {
+        let epoch: Epoch
+        let serial: UInt64
+        var runs: UInt64
     }
 
     private struct Waiter {
         let id: UInt64
-        /// Done once no epoch older than this one has open runs.
-        let epoch: UInt64
+        /// Done once no frozen epoch with a smaller serial has open runs.
+        let serial: UInt64
         /// Nil until the waiting task has suspended.
         var continuation: UnsafeContinuation<Void, Never>?
     }
 
+    private static func epoch(of word: UInt64) -> Epoch { Epoch(truncatingIfNeeded: word >> 32) }
+    private static func runs(of word: UInt64) -> UInt64 { word & 0xFFFF_FFFF }
+
     /// The epoch that deliveries queued now belong to.
-    var epoch: UInt64 { current.load(ordering: .acquiring) }
+    var epoch: Epoch { Self.epoch(of: word.load(ordering: .acquiring)) }
 
     /// Whether anything is pending, in any epoch.
-    var isEmpty: Bool { lock.withLock { open.isEmpty } }
+    var isEmpty: Bool {
+        lock.withLock { Self.runs(of: word.load(ordering: .acquiring)) == 0 && frozen.isEmpty }
+    }
 
     /// A queue starts a run of deliveries; returns the run's epoch, to give to `closeRun`.
-    func openRun() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        let epoch = current.load(ordering: .relaxed)
-        if let last = open.indices.last, open[last].epoch == epoch {
-            open[last].runs += 1
-        } else {
-            open.append(OpenEpoch(epoch: epoch, runs: 1))
-        }
-        return epoch
+    func openRun() -> Epoch {
+        Self.epoch(of: word.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue)
     }
 
     /// A run of `epoch` has ended: each of its deliveries ran, was skipped or was dropped.
-    func closeRun(_ epoch: UInt64) {
+    func closeRun(_ epoch: Epoch) {
+        var current = word.load(ordering: .acquiring)
+        while Self.epoch(of: current) == epoch {
+            let (exchanged, original) = word.compareExchange(
+                expected: current, desired: current - 1, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+        closeFrozenRun(epoch)
+    }
+
+    /// `closeRun` for an epoch that `idle()` has frozen since the run opened.
+    private func closeFrozenRun(_ epoch: Epoch) {
         lock.lock()
-        guard let index = open.firstIndex(where: { $0.epoch == epoch }) else {
+        guard let index = frozen.firstIndex(where: { $0.epoch == epoch }) else {
             lock.unlock()
             assertionFailure("a run was closed that was not open")
             return
         }
-        open[index].runs -= 1
-        guard open[index].runs == 0 else {
+        frozen[index].runs -= 1
+        guard frozen[index].runs == 0 else {
             lock.unlock()
             return
         }
-        open.remove(at: index)
-        // Only the end of the oldest epoch can let a waiter go.
+        frozen.remove(at: index)
+        // Only the end of the oldest frozen epoch can let a waiter go.
         guard index == 0, !waiters.isEmpty else {
             lock.unlock()
             return
@@ -88,11 +109,11 @@ final class PendingDeliveries: @unchecked Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Removes the waiters that no open epoch holds back; returns those that have suspended.
+    /// Removes the waiters that no frozen epoch holds back; returns those that have suspended.
     /// Call with the lock held.
     private func takeReadyWaiters() -> [UnsafeContinuation<Void, Never>] {
-        let oldest = open.first?.epoch ?? .max
-        let count = waiters.prefix { $0.epoch <= oldest }.count
+        let oldest = frozen.first?.serial ?? .max
+        let count = waiters.prefix { $0.serial <= oldest }.count
         let ready = waiters.prefix(count).compactMap(\.continuation)
         waiters.removeFirst(count)
         return ready
@@ -113,16 +134,31 @@ final class PendingDeliveries: @unchecked Sendable {
         }
     }
 
-    /// Starts a new epoch and a waiter for the older ones; nil when nothing is pending.
+    /// Freezes the current epoch, starting the next one, and adds a waiter for every frozen
+    /// epoch; nil when nothing is pending.
     private func startWaiting() -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
-        guard !open.isEmpty else { return nil }
-        let epoch = current.load(ordering: .relaxed) + 1
-        current.store(epoch, ordering: .releasing)
+        var current = word.load(ordering: .acquiring)
+        if Self.runs(of: current) == 0, frozen.isEmpty { return nil }
+        while true {
+            let next = UInt64(Self.epoch(of: current) &+ 1) << 32
+            let (exchanged, original) = word.compareExchange(
+                expected: current, desired: next, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = original
+        }
+        let runs = Self.runs(of: current)
+        if runs > 0 {
+            frozen.append(FrozenEpoch(epoch: Self.epoch(of: current), serial: nextSerial, runs: runs))
+            nextSerial += 1
+        } else if frozen.isEmpty {
+            // The last runs closed meanwhile: nothing is pending any more.
+            return nil
+        }
         let id = nextWaiter
         nextWaiter += 1
-        waiters.append(Waiter(id: id, epoch: epoch, continuation: nil))
+        waiters.append(Waiter(id: id, serial: nextSerial, continuation: nil))
         return id
     }
 
@@ -155,7 +191,7 @@ final class PendingDeliveries: @unchecked Sendable {
 /// after the queue's lock is released.
 struct PendingRuns {
     private struct Run {
-        var epoch: UInt64
+        var epoch: PendingDeliveries.Epoch
         var count: Int
     }
 
@@ -188,7 +224,7 @@ struct PendingRuns {
 
     /// The oldest delivery is done; returns the epoch of the run it ended, if it ended one, to
     /// close after unlocking.
-    mutating func removeOldest() -> UInt64? {
+    mutating func removeOldest() -> PendingDeliveries.Epoch? {
         guard head.count > 0 else {
             assertionFailure("a delivery was done that was not pending")
             return nil
@@ -201,7 +237,7 @@ struct PendingRuns {
     }
 
     /// Every pending delivery is done (dropped); returns the epochs of the runs that ended.
-    mutating func removeAll() -> [UInt64] {
+    mutating func removeAll() -> [PendingDeliveries.Epoch] {
         guard head.count > 0 else { return [] }
         let ended = [head.epoch] + later.map(\.epoch)
         head = Run(epoch: 0, count: 0)

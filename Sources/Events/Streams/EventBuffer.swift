@@ -82,7 +82,7 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     /// Tells the center that a run of buffered events has been taken or dropped. Kept out of the
     /// paths that call it, which run it rarely.
     @inline(never)
-    private static func close(_ ended: (PendingDeliveries, UInt64)) {
+    private static func close(_ ended: (PendingDeliveries, PendingDeliveries.Epoch)) {
         ended.0.closeRun(ended.1)
     }
 

@@ -37,7 +37,7 @@ final class EventBufferStateMachine<E: Sendable> {
     private var runs = PendingRuns()
     /// The epoch of a run that the last transition ended, to close once the lock is released.
     /// Kept here rather than in the actions, so that those of the common paths stay small.
-    private var endedRun: UInt64?
+    private var endedRun: PendingDeliveries.Epoch?
 
     /// How many consumers are suspended, waiting for an event.
     var waitingCount: Int { waiters.count }
@@ -146,7 +146,7 @@ final class EventBufferStateMachine<E: Sendable> {
         let waiters: [UnsafeContinuation<E?, Never>]
         /// The epochs of the runs the discarded events ended, to close with the center's
         /// record of pending deliveries.
-        let endedRuns: [UInt64]
+        let endedRuns: [PendingDeliveries.Epoch]
 
         /// Destroys the discarded events and frees their ring. Call once.
         func destroyDiscarded() {
@@ -192,7 +192,7 @@ final class EventBufferStateMachine<E: Sendable> {
     /// The run the last transition ended, if any, to close after unlocking: the center's record
     /// and the buffered events stay in step.
     @inline(__always)
-    func takeEndedRun() -> (PendingDeliveries, UInt64)? {
+    func takeEndedRun() -> (PendingDeliveries, PendingDeliveries.Epoch)? {
         guard let ended = endedRun, let pending else { return nil }
         endedRun = nil
         return (pending, ended)
