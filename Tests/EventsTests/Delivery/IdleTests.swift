@@ -201,6 +201,40 @@ struct IdleTests {
         withExtendedLifetime((relay, sink)) {}
     }
 
+    @Test("overlapping idle() calls each wait for what was queued before their own start")
+    func overlappingCallsWaitForTheirOwnEpochs() async {
+        let center = EventCenter()
+        let first = DispatchQueue(label: "idle.overlap.first")
+        let second = DispatchQueue(label: "idle.overlap.second")
+        first.suspend()
+        second.suspend()
+        let ran = Counter()
+        let early = center.listen(to: Tick.self, on: .queue(first)) { _ in ran.increment() }
+        let late = center.listen(to: Tock.self, on: .queue(second)) { _ in ran.increment() }
+        center.dispatch(Tick(n: 1))
+        let earlyReturned = Flag()
+        let earlyWaiter = await startIdle(center, earlyReturned)
+        center.dispatch(Tock(n: 2))
+        let lateReturned = Flag()
+        let lateWaiter = Task.detached {
+            await center.idle()
+            lateReturned.set()
+        }
+        _ = await eventually { center.pendingDeliveries.waiterCount == 2 }
+        second.resume()
+        #expect(await eventually { ran.value == 1 })
+        await waitToShowNothingArrives()
+        // The later call also waits for the delivery queued before the earlier one.
+        #expect(center.pendingDeliveries.waiterCount == 2)
+        #expect(!earlyReturned.isSet && !lateReturned.isSet)
+        first.resume()
+        await earlyWaiter.value
+        await lateWaiter.value
+        #expect(ran.value == 2)
+        #expect(center.pendingDeliveries.isEmpty)
+        withExtendedLifetime((early, late)) {}
+    }
+
     @Test("deliveries skipped because their listener ended while queued count as done")
     func skippedDeliveriesCountAsDone() async {
         let center = EventCenter()
