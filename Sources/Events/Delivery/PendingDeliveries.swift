@@ -9,10 +9,15 @@ import Synchronization
 /// stream of new deliveries cannot keep it waiting.
 ///
 /// Counting every delivery here would put one more shared write on each queued delivery.
-/// Instead each queue (a mailbox, a stream's buffer) keeps its own count under its own lock, as
-/// ``PendingRuns``: consecutive deliveries of one epoch form a run, and only the start and the
-/// end of a run come here. A queue that keeps up with its producer opens and closes a run per
-/// delivery; one that lags serves many deliveries per run.
+/// Instead each mailbox keeps its own count under its own lock, as ``PendingRuns``: consecutive
+/// deliveries of one epoch form a run, and only the start and the end of a run come here. A
+/// mailbox that keeps up with its producer opens and closes a run per delivery; one that lags
+/// serves many deliveries per run.
+///
+/// Stream buffers are not counted at all until an `idle()` starts: the center keeps a list of
+/// its live buffers, and `idle()` asks each to mark its newest buffered event; the buffer
+/// reports the mark once that event has left it (taken or dropped). A stream's producer and
+/// consumer, which the benchmark measures to the nanosecond, pay one count and one comparison.
 ///
 /// The runs of the current epoch are one counter, packed with the epoch into one atomic word,
 /// so that opening and closing them takes no lock: one atomic operation each. Only `idle()`
@@ -21,9 +26,9 @@ import Synchronization
 /// under the lock. Epochs are 32-bit tags in the word and in runs: a run would have to stay
 /// open across four billion `idle()` calls for two tags to meet.
 ///
-/// State under the lock: the frozen epochs that still have open runs, oldest first, and the
-/// waiting `idle()` calls, in the order they started, each waiting for the frozen epochs older
-/// than its own start.
+/// State under the lock: the frozen epochs that still have open runs, oldest first; the waiting
+/// `idle()` calls, each waiting for the frozen epochs older than its own start and for the marks
+/// it placed in stream buffers; and the live stream buffers.
 final class PendingDeliveries: @unchecked Sendable {
     // Why @unchecked is safe: `frozen`, `waiters`, `nextSerial` and `nextWaiter` are only touched
     // with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the same hold of
@@ -36,6 +41,7 @@ final class PendingDeliveries: @unchecked Sendable {
     private let word = Atomic<UInt64>(0)
     private var frozen: [FrozenEpoch] = []
     private var waiters: [Waiter] = []
+    private var streams: [ObjectIdentifier: WeakStream] = [:]
     /// The serial number of the next frozen epoch: serials order them, where tags may wrap.
     private var nextSerial: UInt64 = 0
     private var nextWaiter: UInt64 = 0
@@ -51,10 +57,19 @@ final class PendingDeliveries: @unchecked Sendable {
 
     private struct Waiter {
         let id: UInt64
-        /// Done once no frozen epoch with a smaller serial has open runs.
+        /// Waits until no frozen epoch with a smaller serial has open runs.
         let serial: UInt64
+        /// How many of its marks in stream buffers are not reached yet. It may go below zero
+        /// while marks are being placed (a mark reached before it is counted).
+        var streamMarks = 0
+        /// Whether marks are still being placed: not done before that ends.
+        var placingMarks = true
         /// Nil until the waiting task has suspended.
         var continuation: UnsafeContinuation<Void, Never>?
+    }
+
+    private struct WeakStream {
+        weak var stream: (any PendingStream)?
     }
 
     private static func epoch(of word: UInt64) -> Epoch { Epoch(truncatingIfNeeded: word >> 32) }
@@ -63,9 +78,40 @@ final class PendingDeliveries: @unchecked Sendable {
     /// The epoch that deliveries queued now belong to.
     var epoch: Epoch { Self.epoch(of: word.load(ordering: .acquiring)) }
 
-    /// Whether anything is pending, in any epoch.
+    /// Whether anything is pending, in any epoch or stream buffer (for tests).
     var isEmpty: Bool {
-        lock.withLock { Self.runs(of: word.load(ordering: .acquiring)) == 0 && frozen.isEmpty }
+        let (noRuns, streams) = lock.withLock {
+            (Self.runs(of: word.load(ordering: .acquiring)) == 0 && frozen.isEmpty, liveStreams())
+        }
+        return noRuns && !streams.contains { $0.hasBufferedEvents }
+    }
+
+    // MARK: Stream buffers
+
+    /// A stream's buffer is created; it stays listed until its deinit.
+    func register(_ stream: some PendingStream) {
+        lock.withLock { streams[ObjectIdentifier(stream)] = WeakStream(stream: stream) }
+    }
+
+    func unregister(_ stream: some PendingStream) {
+        lock.withLock { _ = streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// The listed buffers still alive, retained: release them after unlocking (a release may
+    /// run a buffer's deinit, which comes back here). Call with the lock held.
+    private func liveStreams() -> [any PendingStream] {
+        streams.values.compactMap(\.stream)
+    }
+
+    /// Stream buffers report marks of `waiters` reached: the events they marked have left.
+    func marksReached(_ waiters: [UInt64]) {
+        lock.lock()
+        for id in waiters {
+            if let index = self.waiters.firstIndex(where: { $0.id == id }) { self.waiters[index].streamMarks -= 1 }
+        }
+        let ready = takeReadyWaiters()
+        lock.unlock()
+        for continuation in ready { continuation.resume() }
     }
 
     /// A queue starts a run of deliveries; returns the run's epoch, to give to `closeRun`.
@@ -109,13 +155,17 @@ final class PendingDeliveries: @unchecked Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Removes the waiters that no frozen epoch holds back; returns those that have suspended.
+    /// Whether `waiter` has nothing left to wait for. Call with the lock held.
+    private func isDone(_ waiter: Waiter) -> Bool {
+        !waiter.placingMarks && waiter.streamMarks <= 0 && waiter.serial <= (frozen.first?.serial ?? .max)
+    }
+
+    /// Removes the waiters with nothing left to wait for; returns those that have suspended.
     /// Call with the lock held.
     private func takeReadyWaiters() -> [UnsafeContinuation<Void, Never>] {
-        let oldest = frozen.first?.serial ?? .max
-        let count = waiters.prefix { $0.serial <= oldest }.count
-        let ready = waiters.prefix(count).compactMap(\.continuation)
-        waiters.removeFirst(count)
+        guard waiters.contains(where: isDone) else { return [] }
+        let ready = waiters.filter(isDone).compactMap(\.continuation)
+        waiters.removeAll(where: isDone)
         return ready
     }
 
@@ -124,7 +174,10 @@ final class PendingDeliveries: @unchecked Sendable {
     /// Waits until every delivery queued before the call is done, or the task is cancelled.
     /// Returns at once, without suspending, when nothing is pending.
     func wait(isolation: isolated (any Actor)?) async {
-        guard let id = startWaiting() else { return }
+        let (id, streams) = startWaiting()
+        var placed = 0
+        for stream in streams where stream.placeMark(for: id) { placed += 1 }
+        guard !finishPlacingMarks(id, placed) else { return }
         await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Void, Never>) in
                 if !suspend(id, continuation) { continuation.resume() }
@@ -134,32 +187,41 @@ final class PendingDeliveries: @unchecked Sendable {
         }
     }
 
-    /// Freezes the current epoch, starting the next one, and adds a waiter for every frozen
-    /// epoch; nil when nothing is pending.
-    private func startWaiting() -> UInt64? {
+    /// Freezes the current epoch, if it has open runs, starting the next one; adds a waiter for
+    /// every frozen epoch. Returns the waiter and the stream buffers it must place marks in.
+    private func startWaiting() -> (UInt64, [any PendingStream]) {
         lock.lock()
         defer { lock.unlock() }
         var current = word.load(ordering: .acquiring)
-        if Self.runs(of: current) == 0, frozen.isEmpty { return nil }
-        while true {
+        while Self.runs(of: current) > 0 {
             let next = UInt64(Self.epoch(of: current) &+ 1) << 32
             let (exchanged, original) = word.compareExchange(
                 expected: current, desired: next, ordering: .acquiringAndReleasing)
-            if exchanged { break }
+            if exchanged {
+                frozen.append(
+                    FrozenEpoch(epoch: Self.epoch(of: current), serial: nextSerial, runs: Self.runs(of: current)))
+                nextSerial += 1
+                break
+            }
             current = original
-        }
-        let runs = Self.runs(of: current)
-        if runs > 0 {
-            frozen.append(FrozenEpoch(epoch: Self.epoch(of: current), serial: nextSerial, runs: runs))
-            nextSerial += 1
-        } else if frozen.isEmpty {
-            // The last runs closed meanwhile: nothing is pending any more.
-            return nil
         }
         let id = nextWaiter
         nextWaiter += 1
         waiters.append(Waiter(id: id, serial: nextSerial, continuation: nil))
-        return id
+        return (id, liveStreams())
+    }
+
+    /// The waiter has placed `placed` marks; returns true when it has nothing left to wait for
+    /// (or was cancelled meanwhile), and is gone.
+    private func finishPlacingMarks(_ id: UInt64, _ placed: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return true }
+        waiters[index].streamMarks += placed
+        waiters[index].placingMarks = false
+        guard isDone(waiters[index]) else { return false }
+        waiters.remove(at: index)
+        return true
     }
 
     /// Hands the suspended task's continuation to its waiter; false when the waiter is gone
@@ -185,10 +247,18 @@ final class PendingDeliveries: @unchecked Sendable {
     var waiterCount: Int { lock.withLock { waiters.count } }
 }
 
-/// The pending deliveries of one queue (a mailbox, a stream's buffer), in order: runs of
-/// consecutive deliveries queued in the same epoch, oldest first. Mutated under the queue's own
-/// lock; a run's start and end are reported to the center's ``PendingDeliveries``, the end
-/// after the queue's lock is released.
+/// A stream's buffer, as `idle()` sees it.
+protocol PendingStream: AnyObject, Sendable {
+    /// Marks the newest buffered event for `waiter`, reported to ``PendingDeliveries`` once it
+    /// has left the buffer; false when nothing is buffered.
+    func placeMark(for waiter: UInt64) -> Bool
+    var hasBufferedEvents: Bool { get }
+}
+
+/// The pending deliveries of one mailbox, in order: runs of
+/// consecutive deliveries queued in the same epoch, oldest first. Mutated under the mailbox's
+/// own lock; a run's start and end are reported to the center's ``PendingDeliveries``, the end
+/// after the mailbox's lock is released.
 struct PendingRuns {
     private struct Run {
         var epoch: PendingDeliveries.Epoch

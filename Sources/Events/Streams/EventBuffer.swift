@@ -15,7 +15,7 @@
 /// the lock is taken and released by hand rather than through a closure returning a generic
 /// value, and what needs other metadata sits in functions of its own.
 @usableFromInline
-final class EventBuffer<E: Sendable>: @unchecked Sendable {
+final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
     // Why @unchecked is safe: `state` is read and written only while `lock` is held; every
     // continuation it hands out is removed from it in the same hold of the lock, and resumed
     // once, after unlocking.
@@ -25,11 +25,43 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     // where the spin lock's waiter only yields; on Apple platforms both are an `os_unfair_lock`.
     private let lock = SpinLock()
     private let state: EventBufferStateMachine<E>
+    /// The center's record of pending deliveries, for a stream's buffer: `EventCenter.idle()`
+    /// waits for the events buffered when it starts.
+    private let pending: PendingDeliveries?
 
-    /// - Parameter pending: The center's record of pending deliveries, for a stream's buffer:
-    ///   a buffered event counts as pending until it is taken or dropped.
     init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
-        state = EventBufferStateMachine(policy: policy, pending: pending)
+        state = EventBufferStateMachine(policy: policy)
+        self.pending = pending
+        pending?.register(self)
+    }
+
+    deinit {
+        // Let go without `cancel()` (a buffer that outlived its stream): its events are gone.
+        guard let pending else { return }
+        state.reachAllMarks()
+        if state.hasReachedMarks { pending.marksReached(state.takeReachedMarks()) }
+        pending.unregister(self)
+    }
+
+    // MARK: Waiting `idle()` calls
+
+    func placeMark(for waiter: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return state.placeMark(for: waiter)
+    }
+
+    var hasBufferedEvents: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !state.isEmpty
+    }
+
+    /// Reports the marks the last transition reached, after unlocking. Kept out of the paths
+    /// that call it, which need it only while an `idle()` waits on this buffer.
+    @inline(never)
+    private func reportReachedMarks(_ reached: [UInt64]) {
+        pending?.marksReached(reached)
     }
 
     /// How many events the buffering policy dropped.
@@ -73,29 +105,20 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @inline(never)
     private func replaceOldestUnlocking(with event: E) {
         let oldest = state.replaceOldest(with: event)
-        let ended = state.takeEndedRun()
+        let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
         lock.unlock()
         withExtendedLifetime(oldest) {}
-        if let ended { Self.close(ended) }
-    }
-
-    /// Tells the center that a run of buffered events has been taken or dropped. Kept out of the
-    /// paths that call it, which run it rarely.
-    @inline(never)
-    private static func close(_ ended: (PendingDeliveries, PendingDeliveries.Epoch)) {
-        ended.0.closeRun(ended.1)
+        if let reached { reportReachedMarks(reached) }
     }
 
     /// Ends the sequence at once, dropping what is buffered: the consumer was cancelled.
     func cancel() {
         lock.lock()
         let action = state.cancel()
-        let pending = action.endedRuns.isEmpty ? nil : state.pendingDeliveries
+        let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
         lock.unlock()
         action.destroyDiscarded()
-        if let pending {
-            for epoch in action.endedRuns { pending.closeRun(epoch) }
-        }
+        if let reached { reportReachedMarks(reached) }
         for waiter in action.waiters { waiter.resume(returning: nil) }
     }
 
@@ -114,9 +137,9 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
             await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<E?, Never>) in
                 lock.lock()
                 let action = state.suspend(continuation)
-                let ended = state.takeEndedRun()
+                let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
                 lock.unlock()
-                if let ended { Self.close(ended) }
+                if let reached { reportReachedMarks(reached) }
                 switch action {
                 case .none:
                     break
@@ -133,10 +156,17 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @usableFromInline
     func takeBuffered() -> E? {
         lock.lock()
-        let event = state.takeBuffered()
-        let ended = state.takeEndedRun()
-        lock.unlock()
-        if let ended { Self.close(ended) }
-        return event
+        // In a `defer`, not after a local holding the event: a local of type `E?` would make
+        // this unspecialized function look up that type's metadata on every call.
+        defer {
+            if state.hasReachedMarks {
+                let reached = state.takeReachedMarks()
+                lock.unlock()
+                reportReachedMarks(reached)
+            } else {
+                lock.unlock()
+            }
+        }
+        return state.takeBuffered()
     }
 }

@@ -31,30 +31,33 @@ final class EventBufferStateMachine<E: Sendable> {
     private var finished = false
     /// How many events the buffering policy dropped.
     private(set) var dropped = 0
-    /// The center's record of pending deliveries, when the buffer serves a stream of a center:
-    /// each buffered event counts until it is taken or dropped, for `EventCenter.idle()`.
-    private let pending: PendingDeliveries?
-    private var runs = PendingRuns()
-    /// The epoch of a run that the last transition ended, to close once the lock is released.
-    /// Kept here rather than in the actions, so that those of the common paths stay small.
-    private var endedRun: PendingDeliveries.Epoch?
+
+    // For `EventCenter.idle()`: a waiting `idle()` places a mark at the position of the newest
+    // event buffered when it started, and is done with this buffer once that event has left it
+    // (taken, or dropped). Pushes and takes pay one count and one comparison for this; the rest
+    // happens only while some `idle()` waits on this buffer.
+
+    /// How many events have left the buffer, taken or dropped by `dropOldest`.
+    private var departed: UInt64 = 0
+    /// The position of the first mark in `marks`, or `.max` when there is none.
+    private var nextMark: UInt64 = .max
+    /// The marks of waiting `idle()` calls, in order of position.
+    private var marks: [(position: UInt64, waiter: UInt64)] = []
+    /// The waiters whose marks the last transition reached, to report after unlocking.
+    private var reached: [UInt64] = []
+    /// Whether `reached` is not empty, kept apart so that the common paths test a flag.
+    private(set) var hasReachedMarks = false
 
     /// How many consumers are suspended, waiting for an event.
     var waitingCount: Int { waiters.count }
 
-    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
+    init(policy: EventBufferingPolicy) {
         self.policy = policy
-        self.pending = pending
         storage = .allocate(capacity: capacity)
     }
 
     deinit {
         Self.destroy(storage, capacity: capacity, head: head, count: count)
-        // A buffer let go without `cancel()` (a stream dropped before it was iterated, whose
-        // buffer outlived it): its events are gone, so they are no longer pending.
-        if let pending {
-            for epoch in runs.removeAll() { pending.closeRun(epoch) }
-        }
     }
 
     // MARK: Transitions (call each with the buffer's lock held)
@@ -112,6 +115,48 @@ final class EventBufferStateMachine<E: Sendable> {
         return oldest
     }
 
+    // MARK: Marks of waiting `idle()` calls
+
+    /// A waiting `idle()` is done with this buffer once every event buffered now has left it;
+    /// returns false when none is buffered (nothing to wait for).
+    func placeMark(for waiter: UInt64) -> Bool {
+        guard count > 0 else { return false }
+        // `departed + count` never decreases, so marks stay in order of position.
+        marks.append((position: departed + UInt64(count), waiter: waiter))
+        nextMark = marks[0].position
+        return true
+    }
+
+    /// Whether any event is buffered.
+    var isEmpty: Bool { count == 0 }
+
+    /// The waiters whose marks were reached, to report after unlocking; clears them.
+    func takeReachedMarks() -> [UInt64] {
+        defer {
+            reached = []
+            hasReachedMarks = false
+        }
+        return reached
+    }
+
+    /// Every mark is reached: the buffered events are gone.
+    func reachAllMarks() {
+        reached += marks.map(\.waiter)
+        hasReachedMarks = !reached.isEmpty
+        marks = []
+        nextMark = .max
+    }
+
+    /// An event has left the buffer: moves the marks it reached to `reached`.
+    @inline(never)
+    private func reachMarks() {
+        let count = marks.prefix { $0.position <= departed }.count
+        reached += marks.prefix(count).map(\.waiter)
+        hasReachedMarks = true
+        marks.removeFirst(count)
+        nextMark = marks.first?.position ?? .max
+    }
+
     /// The consumer takes a buffered event without waiting; nil when none is buffered.
     @inline(__always)
     func takeBuffered() -> E? {
@@ -144,9 +189,6 @@ final class EventBufferStateMachine<E: Sendable> {
         fileprivate let head: Int
         fileprivate let count: Int
         let waiters: [UnsafeContinuation<E?, Never>]
-        /// The epochs of the runs the discarded events ended, to close with the center's
-        /// record of pending deliveries.
-        let endedRuns: [PendingDeliveries.Epoch]
 
         /// Destroys the discarded events and frees their ring. Call once.
         func destroyDiscarded() {
@@ -157,9 +199,8 @@ final class EventBufferStateMachine<E: Sendable> {
     /// The sequence ends: the consumer was cancelled, or the last iterator went away. Idempotent.
     func cancel() -> CancelAction {
         finished = true
-        let action = CancelAction(
-            storage: storage, capacity: capacity, head: head, count: count, waiters: waiters,
-            endedRuns: runs.removeAll())
+        reachAllMarks()
+        let action = CancelAction(storage: storage, capacity: capacity, head: head, count: count, waiters: waiters)
         // Nothing is buffered after the end, so a one-slot ring is enough from now on.
         storage = .allocate(capacity: 1)
         capacity = 1
@@ -177,7 +218,6 @@ final class EventBufferStateMachine<E: Sendable> {
         if count == capacity { grow() }
         (storage + ((head + count) & (capacity - 1))).initialize(to: event)
         count += 1
-        if let pending { runs.add(pending) }
     }
 
     /// Takes the oldest buffered event; there must be one.
@@ -185,21 +225,10 @@ final class EventBufferStateMachine<E: Sendable> {
         let event = (storage + head).move()
         head = (head + 1) & (capacity - 1)
         count -= 1
-        if pending != nil, let ended = runs.removeOldest() { endedRun = ended }
+        departed &+= 1
+        if departed == nextMark { reachMarks() }
         return event
     }
-
-    /// The run the last transition ended, if any, to close after unlocking: the center's record
-    /// and the buffered events stay in step.
-    @inline(__always)
-    func takeEndedRun() -> (PendingDeliveries, PendingDeliveries.Epoch)? {
-        guard let ended = endedRun, let pending else { return nil }
-        endedRun = nil
-        return (pending, ended)
-    }
-
-    /// The center's record, to close the runs a `cancel()` ended with.
-    var pendingDeliveries: PendingDeliveries? { pending }
 
     /// Doubles the ring, moving the events to its start in order.
     private func grow() {

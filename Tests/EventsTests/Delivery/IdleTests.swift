@@ -350,16 +350,20 @@ struct IdleTests {
     @Test("events a buffering policy discards count as done")
     func discardedEventsCountAsDone() async {
         let center = EventCenter()
-        let stream = center.events(of: Tick.self, bufferingPolicy: .dropOldest(capacity: 1))
+        let oldest = center.events(of: Tick.self, bufferingPolicy: .dropOldest(capacity: 1))
         let newest = center.events(of: Tick.self, bufferingPolicy: .dropNewest(capacity: 1))
-        for n in 1...3 { center.dispatch(Tick(n: n)) }
-        var iterator = stream.makeAsyncIterator()
+        center.dispatch(Tick(n: 1))
+        let returned = Flag()
+        let waiter = await startIdle(center, returned)
+        // Replaces the event `idle()` waits for in `oldest`; `newest` drops it.
+        center.dispatch(Tick(n: 2))
+        #expect(center.pendingDeliveries.waiterCount == 1, "`newest` still holds its first event")
         var newestIterator = newest.makeAsyncIterator()
-        #expect(await iterator.next()?.n == 3)
-        #expect(!center.pendingDeliveries.isEmpty, "the other stream still holds its first event")
         #expect(await newestIterator.next()?.n == 1)
-        #expect(center.pendingDeliveries.isEmpty)
-        await center.idle()
+        #expect(center.pendingDeliveries.waiterCount == 0, "the event waited for in `oldest` was dropped")
+        await waiter.value
+        var oldestIterator = oldest.makeAsyncIterator()
+        #expect(await oldestIterator.next()?.n == 2)
     }
 
     @Test("a stream let go, never iterated, with events buffered does not keep idle() waiting")
