@@ -306,6 +306,48 @@ struct IdleTests {
         withExtendedLifetime((held.subscription, held.keep)) {}
     }
 
+    @Test("idle() calls racing dispatches from several threads, in every kind of context, all return")
+    func idleRacingDispatchesFromSeveralThreads() async {
+        let center = EventCenter()
+        let onQueue = Counter()
+        let onActor = Counter()
+        let fromStream = Counter()
+        let ledger = TickLedger()
+        let queued = center.listen(to: Tick.self, on: .queue(DispatchQueue(label: "idle.race"))) { _ in
+            onQueue.increment()
+        }
+        let isolated = center.listen(to: Tick.self, isolatedTo: ledger) { _, _ in onActor.increment() }
+        let stream = center.events(of: Tick.self)
+        let consumer = Task.detached {
+            for await _ in stream { fromStream.increment() }
+        }
+        let stop = Flag()
+        let idleCalls = Counter()
+        let waiting = Task.detached {
+            while !stop.isSet {
+                await center.idle()
+                idleCalls.increment()
+                // idle() does not suspend when nothing is pending: leave the thread to others.
+                await Task.yield()
+            }
+        }
+        let perThread = 2_000
+        await runOnThreads(4) { _ in
+            for n in 0..<perThread { center.dispatch(Tick(n: n)) }
+        }
+        await center.idle()
+        #expect(onQueue.value == 4 * perThread)
+        #expect(onActor.value == 4 * perThread)
+        #expect(await eventually { fromStream.value == 4 * perThread })
+        stop.set()
+        await waiting.value
+        consumer.cancel()
+        await consumer.value
+        #expect(idleCalls.value > 0)
+        #expect(center.pendingDeliveries.waiterCount == 0)
+        withExtendedLifetime((queued, isolated)) {}
+    }
+
     // MARK: Streams
 
     @Test("an event buffered in a stream keeps idle() waiting until the consumer takes it")
