@@ -125,8 +125,9 @@ struct IdleTests {
         let ran = Counter()
         let held = makeHeldListener(context, center, ran)
         // Dispatched off the main thread, so that a `.main` listener is enqueued too.
+        // One delivery: with a second one queued behind it, a delivery that counted as done when
+        // it started rather than when it finished would go unnoticed.
         dispatchHeld(context, center, 1)
-        dispatchHeld(context, center, 2)
         let returned = Flag()
         let waiter = await startIdle(center, returned)
         await waitToShowNothingArrives()
@@ -134,7 +135,7 @@ struct IdleTests {
         #expect(ran.value == 0)
         held.release()
         await waiter.value
-        #expect(ran.value == 2, "idle() returned before every queued delivery had run")
+        #expect(ran.value == 1, "idle() returned before the queued delivery had run")
         withExtendedLifetime((held.subscription, held.keep)) {}
     }
 
