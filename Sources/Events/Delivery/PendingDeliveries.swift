@@ -30,12 +30,14 @@ import Synchronization
 /// `idle()` calls, each waiting for the frozen epochs older than its own start and for the marks
 /// it placed in stream buffers; and the live stream buffers.
 final class PendingDeliveries: @unchecked Sendable {
-    // Why @unchecked is safe: `frozen`, `waiters`, `nextSerial` and `nextWaiter` are only touched
-    // with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the same hold of
-    // the lock that hands it out, and is resumed once, after unlocking.
+    // Why @unchecked is safe: `frozen`, `waiters`, `streams`, `nextSerial` and `nextWaiter` are
+    // only touched with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the
+    // same hold of the lock that hands it out, and is resumed once, after unlocking. Buffers
+    // retained from `streams` are released after unlocking.
     //
-    // A `SpinLock`: each hold is a few instructions (the lists hold one entry per frozen epoch
-    // with open runs and per waiting `idle()`, a handful at most).
+    // A `SpinLock`: the paths of deliveries and streams hold it for a few instructions, and only
+    // for a frozen epoch or a waiting `idle()` (a handful of entries at most); only `idle()`
+    // itself walks the list of streams under it.
     private let lock = SpinLock()
     /// The current epoch in the high 32 bits, its open runs in the low 32 bits.
     private let word = Atomic<UInt64>(0)
