@@ -73,6 +73,7 @@ public final class EventCenter: Sendable {
     let diagnosticsState = DiagnosticsState()
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
+    let pendingDeliveries = PendingDeliveries()
 
     /// Receives every error thrown by a listener's handler, from any context and thread.
     ///

@@ -30,7 +30,7 @@ struct SerialRoute<E: Event>: AsyncRoute {
             return
         }
         collector?.begin()
-        mailbox.enqueue {
+        mailbox.enqueue(pending: center.pendingDeliveries) {
             center.runQueued(listener, collector: collector) { owner in try run(owner, event, sender) }
         }
     }
@@ -47,7 +47,7 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
     ) {
         collector?.begin()
         let handler = self.handler
-        mailbox.enqueue {
+        mailbox.enqueue(pending: center.pendingDeliveries) {
             // The turn of a queued delivery comes on the actor, not before the hop to it: a
             // listener cancelled or removed while this job waited for the actor is skipped.
             guard let actor = listener.owner else {

@@ -1,37 +1,58 @@
 /// The lock-protected FIFO behind a mailbox: jobs in arrival order, and whether a drain is
 /// scheduled. Shared by the dispatch-based and the actor-based mailboxes.
 final class MailboxQueue<Job: Sendable>: @unchecked Sendable {
-    // Why @unchecked is safe: `jobs`, `head` and `draining` are only touched inside `lock`.
+    // Why @unchecked is safe: `jobs`, `head`, `draining`, `runs` and `pending` are only touched
+    // inside `lock`.
     private let lock = Lock()
     private var jobs: [Job?] = []
     private var head = 0
     private var draining = false
+    /// The jobs queued and not finished yet, for `EventCenter.idle()`; the job running counts
+    /// until the drain asks for the next one.
+    private var runs = PendingRuns()
+    /// The center's record of pending deliveries, set by the first push (a mailbox serves one
+    /// listener of one center).
+    private var pending: PendingDeliveries?
 
-    /// Appends `job`; returns true when the caller must schedule a drain (none is running).
-    func push(_ job: Job) -> Bool {
-        lock.withLock {
-            jobs.append(job)
-            if draining { return false }
-            draining = true
-            return true
-        }
+    /// Appends `job`, counted as pending in `pending` until the drain finishes it; returns true
+    /// when the caller must schedule a drain (none is running).
+    func push(_ job: Job, pending: PendingDeliveries) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if self.pending == nil { self.pending = pending }
+        runs.add(pending)
+        jobs.append(job)
+        if draining { return false }
+        draining = true
+        return true
     }
 
     /// The next job, or nil when the queue is empty (and then no drain is running any more).
-    /// Jobs are moved out, never released under the lock: a job may hold the last reference to
-    /// user objects.
-    func pop() -> Job? {
-        lock.withLock {
-            guard head < jobs.count else {
-                jobs.removeAll(keepingCapacity: jobs.count <= 64)
-                head = 0
-                draining = false
-                return nil
-            }
-            let job = jobs[head].take()
-            head += 1
-            return job
+    /// `finished` says that the drain has just finished the job it took last: it stops counting
+    /// as pending. Jobs are moved out, never released under the lock: a job may hold the last
+    /// reference to user objects.
+    func pop(finished: Bool) -> Job? {
+        lock.lock()
+        let ended = finished ? runs.removeOldest() : nil
+        let job = takeNext()
+        // Read under the lock, and only when a run ended, so that most pops retain nothing.
+        let pending = ended == nil ? nil : self.pending
+        lock.unlock()
+        if let ended, let pending { pending.closeRun(ended) }
+        return job
+    }
+
+    /// `pop`'s step with the lock held.
+    private func takeNext() -> Job? {
+        guard head < jobs.count else {
+            jobs.removeAll(keepingCapacity: jobs.count <= 64)
+            head = 0
+            draining = false
+            return nil
         }
+        let job = jobs[head].take()
+        head += 1
+        return job
     }
 
     /// Whether no job is queued or running.
@@ -57,19 +78,25 @@ final class SerialMailbox: Sendable {
 
     var isIdle: Bool { queue.isIdle }
 
-    func enqueue(_ job: @escaping Job) {
-        if queue.push(job) {
-            submit { self.drain() }
+    /// Queues `job`, counted in `pending` until it has run.
+    func enqueue(pending: PendingDeliveries, _ job: @escaping Job) {
+        if queue.push(job, pending: pending) {
+            submit { self.drain(finished: false) }
         }
     }
 
-    private func drain() {
+    /// Runs queued jobs; `finished` says that the previous block ended with a job it has not
+    /// reported as finished yet.
+    private func drain(finished: Bool) {
+        var finished = finished
         for _ in 0..<Self.batch {
-            guard let job = queue.pop() else { return }
+            guard let job = queue.pop(finished: finished) else { return }
             job()
+            finished = true
         }
         // More may be waiting: continue in a later block so other work on the executor runs.
-        submit { self.drain() }
+        // The job just run is reported finished by the next pop, in that block.
+        submit { self.drain(finished: true) }
     }
 }
 
@@ -79,15 +106,18 @@ final class ActorMailbox: Sendable {
 
     private let queue = MailboxQueue<Job>()
 
-    func enqueue(_ job: @escaping Job) {
-        if queue.push(job) {
+    /// Queues `job`, counted in `pending` until it has run.
+    func enqueue(pending: PendingDeliveries, _ job: @escaping Job) {
+        if queue.push(job, pending: pending) {
             Task { await self.drain() }
         }
     }
 
     private func drain() async {
-        while let job = queue.pop() {
+        var finished = false
+        while let job = queue.pop(finished: finished) {
             await job()
+            finished = true
         }
     }
 }

@@ -15,7 +15,7 @@
 /// the lock is taken and released by hand rather than through a closure returning a generic
 /// value, and what needs other metadata sits in functions of its own.
 @usableFromInline
-final class EventBuffer<E: Sendable>: @unchecked Sendable {
+final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
     // Why @unchecked is safe: `state` is read and written only while `lock` is held; every
     // continuation it hands out is removed from it in the same hold of the lock, and resumed
     // once, after unlocking.
@@ -25,9 +25,43 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     // where the spin lock's waiter only yields; on Apple platforms both are an `os_unfair_lock`.
     private let lock = SpinLock()
     private let state: EventBufferStateMachine<E>
+    /// The center's record of pending deliveries, for a stream's buffer: `EventCenter.idle()`
+    /// waits for the events buffered when it starts.
+    private let pending: PendingDeliveries?
 
-    init(policy: EventBufferingPolicy) {
+    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
         state = EventBufferStateMachine(policy: policy)
+        self.pending = pending
+        pending?.register(self)
+    }
+
+    deinit {
+        // Let go without `cancel()` (a buffer that outlived its stream): its events are gone.
+        guard let pending else { return }
+        state.reachAllMarks()
+        if state.hasReachedMarks { pending.marksReached(state.takeReachedMarks()) }
+        pending.unregister(self)
+    }
+
+    // MARK: Waiting `idle()` calls
+
+    func placeMark(for waiter: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return state.placeMark(for: waiter)
+    }
+
+    var hasBufferedEvents: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !state.isEmpty
+    }
+
+    /// Reports the marks the last transition reached, after unlocking. Kept out of the paths
+    /// that call it, which need it only while an `idle()` waits on this buffer.
+    @inline(never)
+    private func reportReachedMarks(_ reached: [UInt64]) {
+        pending?.marksReached(reached)
     }
 
     /// How many events the buffering policy dropped.
@@ -71,16 +105,20 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @inline(never)
     private func replaceOldestUnlocking(with event: E) {
         let oldest = state.replaceOldest(with: event)
+        let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
         lock.unlock()
         withExtendedLifetime(oldest) {}
+        if let reached { reportReachedMarks(reached) }
     }
 
     /// Ends the sequence at once, dropping what is buffered: the consumer was cancelled.
     func cancel() {
         lock.lock()
         let action = state.cancel()
+        let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
         lock.unlock()
         action.destroyDiscarded()
+        if let reached { reportReachedMarks(reached) }
         for waiter in action.waiters { waiter.resume(returning: nil) }
     }
 
@@ -99,7 +137,9 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
             await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<E?, Never>) in
                 lock.lock()
                 let action = state.suspend(continuation)
+                let reached = state.hasReachedMarks ? state.takeReachedMarks() : nil
                 lock.unlock()
+                if let reached { reportReachedMarks(reached) }
                 switch action {
                 case .none:
                     break
@@ -116,7 +156,17 @@ final class EventBuffer<E: Sendable>: @unchecked Sendable {
     @usableFromInline
     func takeBuffered() -> E? {
         lock.lock()
-        defer { lock.unlock() }
+        // In a `defer`, not after a local holding the event: a local of type `E?` would make
+        // this unspecialized function look up that type's metadata on every call.
+        defer {
+            if state.hasReachedMarks {
+                let reached = state.takeReachedMarks()
+                lock.unlock()
+                reportReachedMarks(reached)
+            } else {
+                lock.unlock()
+            }
+        }
         return state.takeBuffered()
     }
 }

@@ -32,6 +32,22 @@ final class EventBufferStateMachine<E: Sendable> {
     /// How many events the buffering policy dropped.
     private(set) var dropped = 0
 
+    // For `EventCenter.idle()`: a waiting `idle()` places a mark at the position of the newest
+    // event buffered when it started, and is done with this buffer once that event has left it
+    // (taken, or dropped). Pushes and takes pay one count and one comparison for this; the rest
+    // happens only while some `idle()` waits on this buffer.
+
+    /// How many events have left the buffer, taken or dropped by `dropOldest`.
+    private var departed: UInt64 = 0
+    /// The position of the first mark in `marks`, or `.max` when there is none.
+    private var nextMark: UInt64 = .max
+    /// The marks of waiting `idle()` calls, in order of position.
+    private var marks: [(position: UInt64, waiter: UInt64)] = []
+    /// The waiters whose marks the last transition reached, to report after unlocking.
+    private var reached: [UInt64] = []
+    /// Whether `reached` is not empty, kept apart so that the common paths test a flag.
+    private(set) var hasReachedMarks = false
+
     /// How many consumers are suspended, waiting for an event.
     var waitingCount: Int { waiters.count }
 
@@ -99,6 +115,48 @@ final class EventBufferStateMachine<E: Sendable> {
         return oldest
     }
 
+    // MARK: Marks of waiting `idle()` calls
+
+    /// A waiting `idle()` is done with this buffer once every event buffered now has left it;
+    /// returns false when none is buffered (nothing to wait for).
+    func placeMark(for waiter: UInt64) -> Bool {
+        guard count > 0 else { return false }
+        // `departed + count` never decreases, so marks stay in order of position.
+        marks.append((position: departed + UInt64(count), waiter: waiter))
+        nextMark = marks[0].position
+        return true
+    }
+
+    /// Whether any event is buffered.
+    var isEmpty: Bool { count == 0 }
+
+    /// The waiters whose marks were reached, to report after unlocking; clears them.
+    func takeReachedMarks() -> [UInt64] {
+        defer {
+            reached = []
+            hasReachedMarks = false
+        }
+        return reached
+    }
+
+    /// Every mark is reached: the buffered events are gone.
+    func reachAllMarks() {
+        reached += marks.map(\.waiter)
+        hasReachedMarks = !reached.isEmpty
+        marks = []
+        nextMark = .max
+    }
+
+    /// An event has left the buffer: moves the marks it reached to `reached`.
+    @inline(never)
+    private func reachMarks() {
+        let count = marks.prefix { $0.position <= departed }.count
+        reached += marks.prefix(count).map(\.waiter)
+        hasReachedMarks = true
+        marks.removeFirst(count)
+        nextMark = marks.first?.position ?? .max
+    }
+
     /// The consumer takes a buffered event without waiting; nil when none is buffered.
     @inline(__always)
     func takeBuffered() -> E? {
@@ -141,6 +199,7 @@ final class EventBufferStateMachine<E: Sendable> {
     /// The sequence ends: the consumer was cancelled, or the last iterator went away. Idempotent.
     func cancel() -> CancelAction {
         finished = true
+        reachAllMarks()
         let action = CancelAction(storage: storage, capacity: capacity, head: head, count: count, waiters: waiters)
         // Nothing is buffered after the end, so a one-slot ring is enough from now on.
         storage = .allocate(capacity: 1)
@@ -166,6 +225,8 @@ final class EventBufferStateMachine<E: Sendable> {
         let event = (storage + head).move()
         head = (head + 1) & (capacity - 1)
         count -= 1
+        departed &+= 1
+        if departed == nextMark { reachMarks() }
         return event
     }
 

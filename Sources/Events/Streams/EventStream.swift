@@ -26,6 +26,8 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 /// - Ending the iteration (`break`, `return`, an error), cancelling the iterating task, or
 ///   dropping a stream that is never iterated removes the listener at once. A cancelled
 ///   consumer's `next()` returns nil, and events still buffered are dropped.
+/// - An event buffered and not yet taken keeps ``EventCenter/idle(isolation:)`` waiting, until
+///   the consumer takes it or the stream ends (a stream let go is ended).
 /// - Iterate a stream once: it is meant for a single consumer. If several tasks iterate the
 ///   same stream anyway, each event goes to one of them, and the sequence ends for all of them
 ///   when one stops iterating.
@@ -34,12 +36,20 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
 
     let buffer: EventBuffer<E>
     let subscription: Subscription
+    /// Ends the buffer when the last copy of the stream and of its iterators goes away.
+    let keeper: StreamKeeper<E>
+
+    init(buffer: EventBuffer<E>, subscription: Subscription) {
+        self.buffer = buffer
+        self.subscription = subscription
+        keeper = StreamKeeper(buffer)
+    }
 
     /// How many events the buffering policy has dropped so far.
     public var droppedCount: Int { buffer.droppedCount }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(buffer: buffer, end: IterationEnd(subscription, buffer: buffer))
+        Iterator(buffer: buffer, end: IterationEnd(subscription, buffer: buffer, keeper: keeper))
     }
 
     /// Iterates the events; `next()` returns nil once the stream has ended.
@@ -82,14 +92,26 @@ public struct EventStream<E: Event>: AsyncSequence, Sendable {
 final class IterationEnd<E: Sendable>: Sendable {
     @usableFromInline let subscription: Subscription
     let buffer: EventBuffer<E>
-    init(_ subscription: Subscription, buffer: EventBuffer<E>) {
+    let keeper: StreamKeeper<E>
+    init(_ subscription: Subscription, buffer: EventBuffer<E>, keeper: StreamKeeper<E>) {
         self.subscription = subscription
         self.buffer = buffer
+        self.keeper = keeper
     }
     deinit {
         subscription.cancel()
         buffer.cancel()
     }
+}
+
+/// Ends a stream's buffer once neither the stream nor any of its iterators is left, even when it
+/// was never iterated: its buffered events are dropped then, so that `EventCenter.idle()` does
+/// not wait for a consumer that can no longer come. The listener's own record may keep the
+/// buffer alive a little longer; it receives nothing more after its subscription's deinit.
+final class StreamKeeper<E: Sendable>: Sendable {
+    let buffer: EventBuffer<E>
+    init(_ buffer: EventBuffer<E>) { self.buffer = buffer }
+    deinit { buffer.cancel() }
 }
 
 extension EventCenter {
@@ -128,7 +150,7 @@ extension EventCenter {
         of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
         callSite: CallSite
     ) -> EventStream<E> {
-        let buffer = EventBuffer<E>(policy: bufferingPolicy)
+        let buffer = EventBuffer<E>(policy: bufferingPolicy, pending: pendingDeliveries)
         // The registry holds the buffer, not the subscription: dropping the stream and its
         // iterators releases the subscription, whose deinit removes the listener.
         let subscription = register(

@@ -1,0 +1,55 @@
+extension EventCenter {
+    /// Waits until every delivery this center queued before the call has run, in every context.
+    ///
+    /// A handler in another context than the posting thread runs after `dispatch` has returned.
+    /// `idle()` is the way to know that it has: in a test, before checking what the listeners
+    /// did; at shutdown, before letting go of what they use.
+    ///
+    /// ```swift
+    /// let stored = center.listen(to: DownloadFinished.self, on: .background) { finished in
+    ///     archive.store(finished.name)
+    /// }
+    /// center.dispatch(DownloadFinished(name: "report.pdf"))
+    /// await center.idle()
+    /// // The background listener has stored "report.pdf".
+    /// ```
+    ///
+    /// It waits for:
+    /// - deliveries queued for ``Delivery/background``, ``Delivery/queue(_:)`` and
+    ///   ``Delivery/operationQueue(_:)`` listeners, for main-actor listeners (``MainActorDelivery``;
+    ///   a `.main` delivery made inline, inside `dispatch`, is done before `dispatch` returns), and
+    ///   for listeners isolated to an actor (`listen(to:isolatedTo:...)`), of typed and named
+    ///   events alike;
+    /// - events buffered in streams (``events(of:from:bufferingPolicy:file:line:)``,
+    ///   ``events(named:from:bufferingPolicy:file:line:)``).
+    ///
+    /// Rules:
+    /// - A queued delivery is done when its handler has returned or thrown, or when it was
+    ///   skipped because its listener was cancelled or removed, or its owner went away, while it
+    ///   waited. A buffered event is done when the consumer has taken it from `next()`, or when it
+    ///   was dropped: the stream ended or was cancelled or let go, or its buffering policy
+    ///   discarded it.
+    /// - Only what was queued before the call counts. Deliveries queued after `idle()` began do
+    ///   not keep it waiting, so it returns even while other threads keep dispatching; that
+    ///   includes deliveries queued by the handlers it waits for. To wait for those too, call
+    ///   `idle()` again: each call covers one more round. (A delivery queued on another thread at
+    ///   the very moment of the call may count either way.)
+    /// - A stream that is kept but not iterated keeps `idle()` waiting while it holds buffered
+    ///   events; a stream that has ended, was cancelled or was let go never does. Do not await
+    ///   `idle()` in the task that consumes a stream with events buffered: it would wait for
+    ///   itself.
+    /// - It suspends, never blocks: called on the main actor (or any actor), it lets main-actor
+    ///   (or that actor's) deliveries run while it waits. When nothing is pending it returns at
+    ///   once, without suspending.
+    /// - A queue that never runs its work (a suspended `DispatchQueue` or `OperationQueue`) or
+    ///   an actor kept busy keeps it waiting.
+    /// - Cancelling the waiting task makes `idle()` return at once, before the deliveries have
+    ///   run; it leaves nothing behind.
+    /// - It covers this center only, and posting-thread listeners need no waiting: they have run
+    ///   when `dispatch` returns.
+    ///
+    /// - Parameter isolation: The caller's actor, where `idle()` resumes. Leave the default.
+    public func idle(isolation: isolated (any Actor)? = #isolation) async {
+        await pendingDeliveries.wait(isolation: isolation)
+    }
+}
