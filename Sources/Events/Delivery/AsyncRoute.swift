@@ -30,8 +30,9 @@ struct SerialRoute<E: Event>: AsyncRoute {
             return
         }
         collector?.begin()
+        let stamp = center.queueStamp()
         mailbox.enqueue(pending: center.pendingDeliveries) {
-            center.runQueued(listener, collector: collector) { owner in try run(owner, event, sender) }
+            center.runQueued(listener, collector: collector, stamp: stamp) { owner in try run(owner, event, sender) }
         }
     }
 }
@@ -47,16 +48,19 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
     ) {
         collector?.begin()
         let handler = self.handler
+        let stamp = center.queueStamp()
         mailbox.enqueue(pending: center.pendingDeliveries) {
             // The turn of a queued delivery comes on the actor, not before the hop to it: a
             // listener cancelled or removed while this job waited for the actor is skipped.
             guard let actor = listener.owner else {
-                center.runQueued(listener, collector: collector) { _ in }
+                center.runQueued(listener, collector: collector, stamp: stamp) { _ in }
                 return
             }
             // A checked cast: it runs once per delivery, after the hop to the actor.
             await runIsolated(actor as! A) { actor in
-                center.runQueued(listener, collector: collector) { _ in try handler(actor, event, sender) }
+                center.runQueued(listener, collector: collector, stamp: stamp) { _ in
+                    try handler(actor, event, sender)
+                }
             }
         }
     }

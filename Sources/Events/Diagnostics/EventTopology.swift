@@ -87,6 +87,6 @@ public struct EventTopology: Sendable, Hashable, Codable {
         }
         let ids = Set(nodes.map(\.id))
         self.edges = edges.filter { ids.contains($0.from) && ids.contains($0.to) }
-            .sorted { ($0.from, $0.to) < ($1.from, $1.to) }
+            .sorted { ($0.from, $0.to, $0.count) < ($1.from, $1.to, $1.count) }
     }
 }
