@@ -14,7 +14,7 @@ struct EventDiff {
         lines.allSatisfy { if case .matching = $0 { true } else { false } }
     }
 
-    /// Aligns `expected` with `recorded` on a longest common subsequence, so that one missing
+    /// Aligns `expected` with the values of `recorded` on a longest common subsequence, so that one missing
     /// or extra event shows as one line and not as every later event differing.
     init<E, Value: Equatable>(expected: [Value], recorded: [RecordedEvent<E>], value: (E) -> Value) {
         let actual = recorded.map { value($0.event) }
@@ -40,15 +40,17 @@ struct EventDiff {
         var j = 0
         while i < rows || j < columns {
             if i < rows, j < columns, expected[i] == actual[j] {
-                lines.append(.matching(recorded: String(describing: recorded[j].event), index: recorded[j].index))
+                lines.append(.matching(recorded: String(describing: actual[j]), index: recorded[j].index))
                 i += 1
                 j += 1
-            } else if j < columns, i == rows || common[i][j + 1] >= common[i + 1][j] {
-                lines.append(EventDiff.unexpected(recorded[j]))
-                j += 1
-            } else {
+            } else if i < rows, j == columns || common[i + 1][j] >= common[i][j + 1] {
+                // Missing before unexpected where both keep the alignment, as a diff prints
+                // removals before insertions.
                 lines.append(.missing(expected: String(describing: expected[i]), position: i))
                 i += 1
+            } else {
+                lines.append(EventDiff.unexpected(recorded[j], value: actual[j]))
+                j += 1
             }
         }
         self.lines = lines
@@ -63,19 +65,19 @@ struct EventDiff {
             let inActual = position < actual.count
             if inExpected, inActual, expected[position] == actual[position] {
                 lines.append(
-                    .matching(recorded: String(describing: recorded[position].event), index: recorded[position].index))
+                    .matching(recorded: String(describing: actual[position]), index: recorded[position].index))
                 continue
             }
             if inExpected {
                 lines.append(.missing(expected: String(describing: expected[position]), position: position))
             }
-            if inActual { lines.append(unexpected(recorded[position])) }
+            if inActual { lines.append(unexpected(recorded[position], value: actual[position])) }
         }
         return lines
     }
 
-    private static func unexpected<E>(_ record: RecordedEvent<E>) -> Line {
-        .unexpected(recorded: String(describing: record.event), index: record.index, sender: record.sender?.description)
+    private static func unexpected<E>(_ record: RecordedEvent<E>, value: some Equatable) -> Line {
+        .unexpected(recorded: String(describing: value), index: record.index, sender: record.sender?.description)
     }
 
     /// One line per event, in a column layout:
