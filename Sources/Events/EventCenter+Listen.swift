@@ -202,7 +202,7 @@ extension EventCenter {
         }
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: route == nil ? run : nil, route: route)
+            callSite: callSite, handler: route == nil ? run : nil, route: route, context: ListenerContext(delivery))
     }
 
     /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
@@ -216,7 +216,8 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         handler: (@Sendable (AnyObject?, E, Sender?) throws -> Void)?,
-        route: (any AsyncRoute<E>)?
+        route: (any AsyncRoute<E>)?,
+        context: ListenerContext? = nil
     ) -> Subscription {
         precondition((handler == nil) != (route == nil), "a listener has a handler or a route")
         // Only named listeners need a sequence: their lists are merged with the list of every
@@ -227,7 +228,11 @@ extension EventCenter {
             owner: owner, sender: sender)
         let record: ListenerRecord
         if let route {
-            record = RoutedRecord<E>(registry: registry, once: once, callSite: callSite, details: details, route: route)
+            // Actor routes say which actor; every other route's registration passes its context.
+            let context = context ?? (route as? any ActorBoundRoute).map { .actor(typeName: $0.actorTypeName) }
+            record = RoutedRecord<E>(
+                registry: registry, once: once, callSite: callSite, details: details, route: route,
+                context: context ?? .background)
         } else {
             record = HandlerRecord<E>(
                 registry: registry, once: once, callSite: callSite, details: details,
@@ -268,6 +273,7 @@ extension EventCenter {
         } else if let existing = insertUnlessDuplicate(record) {
             return Subscription(record: existing)
         }
+        if _slowPath(isObserved) { observeRegistration(record) }
         return Subscription(record: record)
     }
 

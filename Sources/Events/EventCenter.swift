@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+public import Synchronization
 
 /// What one delivery did: whether the listener received the event, and whether its list now
 /// holds a retired record to purge.
@@ -65,6 +65,12 @@ public final class EventCenter: Sendable {
     @usableFromInline let registry = Registry()
     private let sequence = Atomic<UInt64>(0)
     let errorHandlerBox = ErrorHandlerBox()
+    /// Whether dispatches go through the observed loop: diagnostics are on or a tracer is
+    /// installed. Read on every dispatch, written only by ``diagnosticsState`` under its lock.
+    @usableFromInline let isObservedFlag = Atomic<Bool>(false)
+    /// See ``isObservedFlag``.
+    @inlinable var isObserved: Bool { isObservedFlag.load(ordering: .relaxed) }
+    let diagnosticsState = DiagnosticsState()
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
 
@@ -110,13 +116,25 @@ public final class EventCenter: Sendable {
     ///   - sender: The object dispatching it, if any: listeners registered with `from:` hear
     ///     only their sender, and any listener can read it through the ``Sender`` handler
     ///     parameter. It is not retained beyond the call unless a handler keeps its ``Sender``.
+    ///   - file: The file of the call, recorded by diagnostics (``EventCenter/diagnostics``,
+    ///     ``EventCenter/tracer``); leave the default.
+    ///   - line: The line of the call, likewise.
     /// - Returns: The number of listeners that received the event: handlers called, plus
     ///   listeners in other contexts to which it was handed (nested dispatches not included).
     // Inlinable so that the dispatch loop is specialized for the event type in the caller: the
     // unspecialized generic loop passes every event through its metadata and value witnesses.
+    // The call site is only materialized on the observed path.
     @inlinable @discardableResult
-    public func dispatch<E: Event>(_ event: E, from sender: AnyObject? = nil) -> Int {
-        guard let listeners = registry.snapshot(for: EventKey(E.self)) else { return 0 }
+    public func dispatch<E: Event>(
+        _ event: E, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
+    ) -> Int {
+        guard let listeners = registry.snapshot(for: EventKey(E.self)) else {
+            guard _slowPath(isObserved) else { return 0 }
+            return observedDispatch(event, to: nil, from: sender, callSite: CallSite(fileID: file, line: line))
+        }
+        if _slowPath(isObserved) {
+            return observedDispatch(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
+        }
         return deliver(event, to: listeners, from: sender)
     }
 

@@ -40,6 +40,9 @@ extension EventCenter {
             }
             owner = alive
         }
+        // The observed dispatch loop times this call as the listener's; it needs to know the
+        // handler ran here rather than being queued.
+        if isObserved { DispatchFrames.current.ranInline = true }
         do {
             try body(owner)
             collector?.recordRun(nil, queued: false)
@@ -51,8 +54,13 @@ extension EventCenter {
     /// Runs a queued delivery when its turn comes: skipped if the listener was cancelled or
     /// removed, or its owner died, since it was queued.
     func runQueued<E: Event>(
-        _ listener: TypedListenerRecord<E>, collector: ReportCollector?, _ body: (AnyObject?) throws -> Void
+        _ listener: TypedListenerRecord<E>, collector: ReportCollector?, stamp: QueueStamp? = nil,
+        _ body: (AnyObject?) throws -> Void
     ) {
+        if _slowPath(isObserved) {
+            runQueuedObserved(listener, collector: collector, stamp: stamp, body)
+            return
+        }
         guard let owner = ownerForQueuedDelivery(listener) else {
             collector?.recordSkip(queued: true)
             return
@@ -63,6 +71,57 @@ extension EventCenter {
         } catch {
             reportThrown(error, by: listener, to: collector, queued: true)
         }
+    }
+
+    /// `runQueued` with diagnostics on or a tracer installed: the same steps, timed, checked
+    /// for slowness and traced; the running listener is known to dispatches made from it.
+    private func runQueuedObserved<E: Event>(
+        _ listener: TypedListenerRecord<E>, collector: ReportCollector?, stamp: QueueStamp?,
+        _ body: (AnyObject?) throws -> Void
+    ) {
+        let observation = diagnosticsState.observation
+        let began = ContinuousClock.now
+        var ran = false
+        var failed = false
+        if let owner = ownerForQueuedDelivery(listener) {
+            ran = true
+            let frames = DispatchFrames.current
+            frames.frames.append(
+                DispatchFrames.Frame(
+                    dispatchID: stamp?.dispatchID ?? 0, listener: listener, center: ObjectIdentifier(self),
+                    isQueuedDelivery: true))
+            do {
+                try body(owner.object)
+                collector?.recordRun(nil, queued: true)
+            } catch {
+                failed = true
+                reportThrown(error, by: listener, to: collector, queued: true)
+            }
+            frames.frames.removeLast()
+        } else {
+            collector?.recordSkip(queued: true)
+        }
+        let elapsed = ContinuousClock.now - began
+        let options = observation.options
+        if ran, let threshold = options.slowListenerThreshold, elapsed > threshold,
+            options.slowListenerScope == .everyContext || listener.context.isMainActor
+        {
+            diagnosticsState.warn(Self.slowWarning(listener, event: Self.eventLabel(of: listener), took: elapsed))
+        }
+        observation.tracer?.didRunQueuedDelivery(
+            DeliveryTrace(
+                dispatchID: stamp?.dispatchID ?? 0, eventDescription: Self.eventLabel(of: listener),
+                callSite: listener.callSite, ownerType: listener.owner.map { String(describing: type(of: $0)) },
+                context: listener.context.description, ran: ran, failed: failed,
+                waited: stamp.map { began - $0.queuedAt } ?? .zero, duration: elapsed))
+    }
+
+    /// What an observed dispatch tells the delivery it queues: its id and when. Nil on a plain
+    /// center, where nothing is traced.
+    func queueStamp() -> QueueStamp? {
+        guard _slowPath(isObserved) else { return nil }
+        let frame = DispatchFrames.current.frames.last { $0.center == ObjectIdentifier(self) }
+        return QueueStamp(dispatchID: frame?.dispatchID ?? 0, queuedAt: .now)
     }
 
     /// Whether a queued delivery may run now, and the owner to hold during it. Nil means skip.
@@ -85,4 +144,10 @@ extension EventCenter {
 /// An owner kept alive for the length of one queued call (nil for closure listeners).
 private struct HeldOwner {
     let object: AnyObject?
+}
+
+/// When a queued delivery was queued, and by which dispatch (see `queueStamp()`).
+struct QueueStamp: Sendable {
+    let dispatchID: UInt64
+    let queuedAt: ContinuousClock.Instant
 }

@@ -2,6 +2,7 @@ extension EventCenter {
     /// Sends a handler's error to the error handler and, for an awaitable dispatch, to its report.
     @usableFromInline
     func reportThrown(_ error: any Error, by listener: ListenerRecord, to collector: ReportCollector?, queued: Bool) {
+        listener.countFailure()
         let failure = self.failure(of: listener, error)
         reportFailure(failure)
         collector?.recordRun(failure, queued: queued)

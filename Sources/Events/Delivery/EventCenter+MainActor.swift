@@ -125,7 +125,7 @@ extension EventCenter {
         let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: nil, route: route)
+            callSite: callSite, handler: nil, route: route, context: .mainActor(delivery))
     }
 
     // MARK: Actor listeners

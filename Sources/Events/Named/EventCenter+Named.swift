@@ -199,15 +199,21 @@ extension EventCenter {
     ///     ``NamedEvent/sender``.
     ///   - data: One value, read with ``NamedEvent/data(as:)``.
     ///   - payload: Keyed values, read with a ``PayloadKey``.
+    ///   - file: The file of the call, recorded by diagnostics; leave the default.
+    ///   - line: The line of the call, likewise.
     /// - Returns: The number of handlers that were called (nested dispatches not included).
     @discardableResult
     public func dispatch(
         _ name: EventName,
         from sender: AnyObject? = nil,
         data: (any Sendable)? = nil,
-        payload: Payload = Payload()
+        payload: Payload = Payload(),
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Int {
-        dispatchNamed(name, from: sender, data: data.map { .value($0) }, payload: payload)
+        dispatchNamed(
+            name, from: sender, data: data.map { .value($0) }, payload: payload,
+            callSite: CallSite(fileID: file, line: line))
     }
 
     /// Dispatches a copy of `event` (its name, data and payload) from `sender`: to pass a named
@@ -220,8 +226,12 @@ extension EventCenter {
     /// The new event's sender is `sender`, not the original one: the original sender is not
     /// handed out by ``Sender``, so it cannot be dispatched again.
     @discardableResult
-    public func dispatch(_ event: NamedEvent, from sender: AnyObject? = nil) -> Int {
-        dispatchNamed(event.name, from: sender, data: event.data, payload: event.payload)
+    public func dispatch(
+        _ event: NamedEvent, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
+    ) -> Int {
+        dispatchNamed(
+            event.name, from: sender, data: event.data, payload: event.payload,
+            callSite: CallSite(fileID: file, line: line))
     }
 
     /// Dispatches an event named `name` and returns once every listener, in every context, has
@@ -248,16 +258,27 @@ extension EventCenter {
         _ name: EventName, from sender: AnyObject?, data: (any Sendable)?, payload: Payload,
         reportingTo collector: ReportCollector
     ) {
-        if let listeners = registry.namedSnapshot(for: name) {
-            let event = NamedEvent(
-                name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
+        let listeners = registry.namedSnapshot(for: name)
+        guard listeners != nil || isObserved else { return }
+        let event = NamedEvent(
+            name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
+        if isObserved {
+            _ = observedDispatch(event, to: listeners, from: sender, callSite: nil, collector: collector)
+        } else if let listeners {
             _ = deliver(event, to: listeners, from: sender, collector: collector)
         }
     }
 
     @discardableResult
-    func dispatchNamed(_ name: EventName, from sender: AnyObject?, data: Payload.Entry?, payload: Payload) -> Int {
-        guard let listeners = registry.namedSnapshot(for: name) else { return 0 }
+    func dispatchNamed(
+        _ name: EventName, from sender: AnyObject?, data: Payload.Entry?, payload: Payload, callSite: CallSite? = nil
+    ) -> Int {
+        let listeners = registry.namedSnapshot(for: name)
+        if isObserved {
+            let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
+            return observedDispatch(event, to: listeners, from: sender, callSite: callSite)
+        }
+        guard let listeners else { return 0 }
         let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
         return deliver(event, to: listeners, from: sender)
     }

@@ -31,6 +31,9 @@ class ListenerRecord: @unchecked Sendable {
     /// every registration and cancel).
     let registry: Registry
     @usableFromInline let details: ListenerDetails?
+    /// Deliveries counted while diagnostics count them (low bits) and failures (high bits), in
+    /// one word so that a record grows by one word only. See ``countDelivery()``.
+    let counts = Atomic<UInt64>(0)
 
     /// `shape` is what the subclass is (fixed by its class); `once` and the details add the
     /// traits of the registration.
@@ -77,6 +80,27 @@ class ListenerRecord: @unchecked Sendable {
     /// The sender filter (only with `.filtersSender`).
     var senderID: ObjectIdentifier? { details?.senderID }
     @inlinable final var sender: AnyObject? { details?.sender }
+
+    /// Where the handler runs; overridden by records of listeners in another context.
+    var context: ListenerContext { .postingThread }
+
+    /// Counts one delivery (only while diagnostics count deliveries: the dispatch loop of a
+    /// plain center does not touch this word).
+    final func countDelivery() {
+        counts.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Counts one failure (a thrown error).
+    final func countFailure() {
+        counts.wrappingAdd(Self.failureUnit, ordering: .relaxed)
+    }
+
+    /// Deliveries fill the low 40 bits and failures the 24 above them; each wraps within its field
+    /// (a field that overflows spills into the next, which takes a trillion deliveries).
+    private static let failureUnit: UInt64 = 1 << 40
+
+    var deliveryCount: Int { Int(counts.load(ordering: .relaxed) & (Self.failureUnit - 1)) }
+    var failureCount: Int { Int(counts.load(ordering: .relaxed) >> 40) }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock. Called

@@ -1,0 +1,61 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The observed dispatches running on one thread, innermost last: what nesting depth, a
+/// trace's parent and the topology's "this listener dispatched that event" are read from.
+/// Only observed dispatches (diagnostics on, or a tracer installed) push frames.
+final class DispatchFrames {
+    struct Frame {
+        let dispatchID: UInt64
+        /// The listener whose handler runs right now in this dispatch, if any.
+        var listener: ListenerRecord?
+        /// The center that owns the dispatch: frames of another center on the same thread are
+        /// not this one's parents.
+        let center: ObjectIdentifier
+        /// A queued delivery running in its context rather than a dispatch: it names the
+        /// listener that dispatches from inside it, but is no level of nesting.
+        var isQueuedDelivery = false
+    }
+
+    var frames: [Frame] = []
+    /// Set by a main-actor delivery that ran inline in the dispatch, read by the dispatch loop.
+    var ranInline = false
+
+    /// This thread's frames, created on first use and freed when the thread exits.
+    static var current: DispatchFrames {
+        let key = threadKey
+        if let existing = pthread_getspecific(key) {
+            return Unmanaged<DispatchFrames>.fromOpaque(existing).takeUnretainedValue()
+        }
+        let created = DispatchFrames()
+        pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
+        return created
+    }
+
+    /// The innermost frame of `center` on this thread.
+    func innermost(of center: ObjectIdentifier) -> Frame? {
+        frames.last { $0.center == center }
+    }
+
+    func depth(in center: ObjectIdentifier) -> Int {
+        frames.count { $0.center == center && !$0.isQueuedDelivery }
+    }
+
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+                Unmanaged<DispatchFrames>.fromOpaque(pointer).release()
+            #else
+                if let pointer { Unmanaged<DispatchFrames>.fromOpaque(pointer).release() }
+            #endif
+        }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+}
