@@ -51,7 +51,7 @@ extension EventRecorder where E: Equatable {
 
 extension EventRecorder {
     /// Checks that one property of each event not consumed yet matches `expected`, in order,
-    /// and consumes them: for events that are not `Equatable`, such as ``NamedEvent``.
+    /// and consumes them: for events that are not `Equatable`, such as `NamedEvent`.
     ///
     /// ```swift
     /// let recorder = EventRecorder(everyNameIn: center)

@@ -1,7 +1,7 @@
 public import Events
 public import Testing
 
-/// Records the events an ``EventCenter`` delivers, so that a test can wait for them, read them
+/// Records the events an `EventCenter` delivers, so that a test can wait for them, read them
 /// and check them.
 ///
 /// Create a recorder before the code under test runs; it listens from its initializer on:

@@ -45,7 +45,7 @@ public func expectNoListeners(
 /// ```
 ///
 /// Rules:
-/// - Compares the center's live listeners (``EventCenter/registrations()``) before and after
+/// - Compares the center's live listeners (`EventCenter.registrations()`) before and after
 ///   `body`; listeners whose owner deinitialized are not live. A listener counts as added
 ///   when no listener before had its event, owner type, key, priority, context, sender type
 ///   and call site (each one there before matches one after).

@@ -18,7 +18,7 @@ import Synchronization
 ///   any recorders, the one with the smaller sequence was recorded first. Use it to check the
 ///   order of events of different types or names.
 /// - The sender is not retained: the record keeps its identity and type name only, so a
-///   recorder never extends an object's life. (A ``NamedEvent`` carries its own sender, as
+///   recorder never extends an object's life. (A `NamedEvent` carries its own sender, as
 ///   every listener sees it.)
 public struct RecordedEvent<E: Event>: Sendable, CustomStringConvertible {
     /// The event as the recorder's listener received it.
@@ -71,7 +71,7 @@ public struct RecordedSender: Sendable, Hashable, CustomStringConvertible {
         id == ObjectIdentifier(object)
     }
 
-    /// `Type@0xaddress`, as ``Sender`` spells it.
+    /// `Type@0xaddress`, as `Sender` spells it.
     public var description: String {
         "\(typeName)@0x\(String(UInt(bitPattern: id), radix: 16))"
     }

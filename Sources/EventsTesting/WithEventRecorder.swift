@@ -9,10 +9,14 @@ import Testing
 ///     let center = EventCenter()
 ///     try await withEventRecorder(of: PostWritten.self, in: center) { recorder in
 ///         Editor(center: center).save("Hi")
-///         #expect(try await recorder.next().title == "Hi")
+///         let post = try await recorder.next()
+///         #expect(post.title == "Hi")
 ///     }   // a second PostWritten would fail the test here
 /// }
 /// ```
+///
+/// (Inside a closure, bind what a throwing call returns before `#expect` compares it: a
+/// closure whose only `try` is inside `#expect(...)` does not compile.)
 ///
 /// Every event must be accounted for: taken with ``EventRecorder/next()``,
 /// ``EventRecorder/waitFor(count:timeout:clock:)`` or an expectation. Those left over are
