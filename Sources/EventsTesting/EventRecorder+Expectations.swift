@@ -158,6 +158,16 @@ extension EventRecorder {
 
     /// Records an issue listing the unconsumed events, if there are any, and consumes them.
     private func reportUnconsumed(_ prefix: String, sourceLocation: SourceLocation) -> Bool {
+        EventRecorder.reportUnconsumed(in: state, of: description, prefix, sourceLocation: sourceLocation)
+    }
+
+    /// Records an issue listing the unconsumed events of `state`, the state of the recorder
+    /// `description`, if there are any, and consumes them.
+    @discardableResult
+    static func reportUnconsumed(
+        in state: LockedState<RecorderState<E>>, of description: String, _ prefix: String,
+        sourceLocation: SourceLocation
+    ) -> Bool {
         let unconsumed = state.withLock { state in
             let unconsumed = Array(state.records[state.consumed...])
             state.consumed = state.records.count

@@ -55,6 +55,12 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
         // The listener captures the state, not the recorder, so that dropping the recorder
         // ends the listener (its deinit cancels the subscription).
         self.subscription = LockedState(listen(state))
+        if let registry = RecorderRegistry.current {
+            let description = self.description
+            registry.add {
+                EventRecorder.reportUnconsumed(in: state, of: description, "", sourceLocation: callSite)
+            }
+        }
     }
 
     /// Records every event of type `type` dispatched in `center` from now on.
