@@ -22,7 +22,7 @@ struct EventDiff {
         let columns = actual.count
         // Beyond this many cells the table costs more than a test should wait for: compare
         // position by position instead.
-        guard rows * columns <= 4_000_000 else {
+        guard rows * columns <= 1_000_000 else {
             self.lines = EventDiff.positional(expected: expected, actual: actual, recorded: recorded)
             return
         }

@@ -42,6 +42,22 @@ struct ExpectationTests {
         #expect(recorder.unconsumed.isEmpty)
     }
 
+    @Test("a long list is compared position by position, still naming each difference")
+    func longDiff() {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        for id in 0..<1_200 { center.dispatch(Saved(id: id == 700 ? -1 : id)) }
+        withKnownIssue {
+            recorder.expect((0..<1_200).map(Saved.init))
+        } matching: { issue in
+            let lines = message(of: issue).split(separator: "\n")
+            return lines.count == 1 + 1_201
+                && lines.contains("  missing           Saved(id: 700)  (expected[700])")
+                && lines.contains("  unexpected  #700  Saved(id: -1)")
+                && lines.last == "  matching    #1199 Saved(id: 1199)"
+        }
+    }
+
     @Test("the issue of a failed expectation points at the line of the call")
     func issueLocation() {
         let recorder = EventRecorder(of: Saved.self, in: EventCenter())
