@@ -22,18 +22,20 @@ public struct CallSite: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(fileID):\(line)" }
 
+    // Compared and hashed on the literal's bytes, without making a `String`: diagnostics key
+    // their tables by call site on every observed dispatch.
     public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
-        lhs.lineNumber == rhs.lineNumber && lhs.fileID == rhs.fileID
+        lhs.lineNumber == rhs.lineNumber && lhs.file == rhs.file
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fileID)
+        file.hash(into: &hasher)
         hasher.combine(lineNumber)
     }
 }
 
 /// The UTF-8 bytes of a `StaticString` literal, kept as a pointer and a length.
-struct StaticText: @unchecked Sendable {
+struct StaticText: @unchecked Sendable, Hashable {
     // Why @unchecked is safe: `start` points into a string literal of the binary, which is
     // immutable and lives as long as the program; it is only ever read.
     private let start: UnsafePointer<UInt8>?
@@ -51,7 +53,18 @@ struct StaticText: @unchecked Sendable {
     }
 
     var string: String {
-        guard let start else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: start, count: Int(count)), as: UTF8.self)
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    private var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(count))
+    }
+
+    static func == (lhs: StaticText, rhs: StaticText) -> Bool {
+        lhs.count == rhs.count && (lhs.start == rhs.start || lhs.bytes.elementsEqual(rhs.bytes))
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
     }
 }

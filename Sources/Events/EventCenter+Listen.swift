@@ -229,7 +229,7 @@ extension EventCenter {
         let record: ListenerRecord
         if let route {
             // Actor routes say which actor; every other route's registration passes its context.
-            let context = context ?? (route as? any ActorBoundRoute).map { .actor(typeName: $0.actorTypeName) }
+            let context = context ?? (route as? any ActorBoundRoute).map { .actor($0.actorType) }
             record = RoutedRecord<E>(
                 registry: registry, once: once, callSite: callSite, details: details, route: route,
                 context: context ?? .background)

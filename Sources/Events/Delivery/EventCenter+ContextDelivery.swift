@@ -106,13 +106,13 @@ extension EventCenter {
         if ran, let threshold = options.slowListenerThreshold, elapsed > threshold,
             options.slowListenerScope == .everyContext || listener.context.isMainActor
         {
-            diagnosticsState.warn(Self.slowWarning(listener, event: Self.eventLabel(of: listener), took: elapsed))
+            diagnosticsState.warn(Self.slowWarning(listener, event: EventIdentity(of: listener), took: elapsed))
         }
         observation.tracer?.didRunQueuedDelivery(
             DeliveryTrace(
-                dispatchID: stamp?.dispatchID ?? 0, eventDescription: Self.eventLabel(of: listener),
-                callSite: listener.callSite, ownerType: listener.owner.map { String(describing: type(of: $0)) },
-                context: listener.context.description, ran: ran, failed: failed,
+                dispatchID: stamp?.dispatchID ?? 0, eventIdentity: EventIdentity(of: listener),
+                callSite: listener.callSite, owner: listener.owner.map { TypeIdentity(of: $0) },
+                listenerContext: listener.context, ran: ran, failed: failed,
                 waited: stamp.map { began - $0.queuedAt } ?? .zero, duration: elapsed))
     }
 

@@ -19,6 +19,9 @@ final class DiagnosticsState: @unchecked Sendable {
     private var deadEvents: [String: DeadEventLog] = [:]
     private var leakLevels: [LeakSource: Int] = [:]
     private var topology = TopologyLog()
+    private var failures: [ObjectIdentifier: FailureTally] = [:]
+    private var failuresAfterPrune = 0
+    private var failureSerials: UInt64 = 0
     private let dispatchIDs = Atomic<UInt64>(0)
 
     /// What an observed dispatch works with, copied out of the lock once per dispatch.
@@ -101,6 +104,59 @@ final class DiagnosticsState: @unchecked Sendable {
             guard count > max(threshold, warnedAt * 2) else { return false }
             leakLevels[source] = count
             return true
+        }
+    }
+
+    // MARK: Failures
+
+    /// A listener's failures. The record is held weakly, so a tally never keeps a listener
+    /// alive, and a tally found under a reused identifier is recognized as another's.
+    private struct FailureTally {
+        weak var record: ListenerRecord?
+        var count: Int
+        /// Tells this tally from a later one under the same identifier, without a weak load.
+        let serial: UInt64
+    }
+
+    /// Counts a failure of `record`, which the caller holds. Failures are rare, so they live
+    /// here rather than in every record.
+    func countFailure(of record: ListenerRecord) {
+        let key = ObjectIdentifier(record)
+        let pruneDue: Bool = lock.withLock {
+            // Loading the weak reference under the lock is safe here: it yields nil or `record`
+            // itself (a dead object's weak references read nil even when its address is
+            // reused), and the caller holds `record`, so this temporary reference is never the
+            // last one and no deinitializer runs under the lock.
+            if var tally = failures[key], tally.record === record {
+                tally.count += 1
+                failures[key] = tally
+            } else {
+                failureSerials += 1
+                failures[key] = FailureTally(record: record, count: 1, serial: failureSerials)
+            }
+            return failures.count > 2 * failuresAfterPrune + 64
+        }
+        if pruneDue { pruneFailures() }
+    }
+
+    /// How many times `record`, which the caller holds, failed.
+    func failureCount(of record: ListenerRecord) -> Int {
+        lock.withLock {
+            // As in `countFailure`: the weak load yields nil or the caller's `record`.
+            guard let tally = failures[ObjectIdentifier(record)], tally.record === record else { return 0 }
+            return tally.count
+        }
+    }
+
+    /// Drops the tallies of listeners that are gone. The weak references are read outside the
+    /// lock: one of them may be the last reference to a live record, whose deinitializer would
+    /// then run here.
+    private func pruneFailures() {
+        let entries = lock.withLock { failures }
+        let dead = entries.filter { $0.value.record == nil }.map { ($0.key, $0.value.serial) }
+        lock.withLock {
+            for (key, serial) in dead where failures[key]?.serial == serial { failures[key] = nil }
+            failuresAfterPrune = failures.count
         }
     }
 

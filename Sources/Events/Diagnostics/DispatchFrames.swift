@@ -25,6 +25,8 @@ final class DispatchFrames {
     var frames: [Frame] = []
     /// Set by a main-actor delivery that ran inline in the dispatch, read by the dispatch loop.
     var ranInline = false
+    /// Set when a handler's error is reported, read by the observed dispatch loop.
+    var failed = false
 
     /// This thread's frames, created on first use and freed when the thread exits.
     static var current: DispatchFrames {

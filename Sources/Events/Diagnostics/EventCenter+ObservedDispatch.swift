@@ -10,32 +10,34 @@ extension EventCenter {
     ) -> Int {
         let observation = diagnosticsState.observation
         let options = observation.options
+        let tracing = observation.tracer != nil
         let id = diagnosticsState.nextDispatchID()
-        let label = Self.eventLabel(of: event)
         let centerID = ObjectIdentifier(self)
         let frames = DispatchFrames.current
         let parent = frames.innermost(of: centerID)
         let depth = frames.depth(in: centerID)
         if let threshold = options.nestingThreshold, depth > threshold {
-            diagnosticsState.warn(EventWarning(.deepNesting, event: label, callSite: callSite, count: depth))
+            diagnosticsState.warn(
+                EventWarning(
+                    .deepNesting, event: EventIdentity(of: event).description, callSite: callSite, count: depth))
         }
-        let onMainActor = isOnMainActor()
         let start = ContinuousClock.now
         frames.frames.append(DispatchFrames.Frame(dispatchID: id, listener: nil, center: centerID))
         let frameIndex = frames.frames.count - 1
         let senderInfo = sender.map(Sender.init)
         var traces: [ListenerTrace] = []
+        if tracing { traces.reserveCapacity(listeners?.count ?? 0) }
         var receivers: [TopologyLog.Listener] = []
-        var slow: [EventWarning] = []
+        var slow: [(ListenerRecord, Duration)] = []
         var delivered = 0
         var needsPurge = false
         for record in listeners ?? [] {
             // Unchecked, as in the plain loop and for the same reason: a list holds the records
             // of one event key, all `TypedListenerRecord<E>`.
             let typed = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
-            let failuresBefore = record.failureCount
             frames.frames[frameIndex].listener = record
             frames.ranInline = false
+            frames.failed = false
             let before = ContinuousClock.now
             let outcome = deliver(event, to: typed, from: sender, senderInfo, collector)
             let elapsed = ContinuousClock.now - before
@@ -49,60 +51,59 @@ extension EventCenter {
                 delivered += 1
                 if options.countsDeliveries { record.countDelivery() }
                 if options.recordsTopology { receivers.append(TopologyLog.Listener(record)) }
-                result = !ranHere ? .queued : record.failureCount != failuresBefore ? .failed : .ran
-                if ranHere, let threshold = options.slowListenerThreshold, elapsed > threshold,
-                    options.slowListenerScope == .everyContext || onMainActor
-                {
-                    slow.append(Self.slowWarning(record, event: label, took: elapsed))
+                result = !ranHere ? .queued : frames.failed ? .failed : .ran
+                if ranHere, let threshold = options.slowListenerThreshold, elapsed > threshold {
+                    slow.append((record, elapsed))
                 }
             }
-            if observation.tracer != nil {
+            if tracing {
                 traces.append(
                     ListenerTrace(
-                        callSite: record.callSite, ownerType: record.owner.map { String(describing: type(of: $0)) },
-                        context: record.context.description, outcome: result, duration: elapsed))
+                        callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
+                        listenerContext: record.context, outcome: result, duration: elapsed))
             }
         }
         frames.frames.removeLast()
         if needsPurge, let listeners { purgeRetired(in: listeners) }
-        for warning in slow { diagnosticsState.warn(warning) }
+        // Where the dispatch runs is asked only when it matters: a handler was slow, or a
+        // tracer wants to know.
+        let onMainActor = (tracing || !slow.isEmpty) && isOnMainActor()
+        if options.slowListenerScope == .everyContext || onMainActor {
+            for (record, elapsed) in slow {
+                diagnosticsState.warn(Self.slowWarning(record, event: EventIdentity(of: event), took: elapsed))
+            }
+        }
         if delivered == 0, let interval = options.deadEventInterval,
-            let warning = diagnosticsState.noteDeadEvent(label, at: callSite, interval: interval)
+            let warning = diagnosticsState.noteDeadEvent(
+                EventIdentity(of: event).description, at: callSite, interval: interval)
         {
             diagnosticsState.warn(warning)
         }
         if options.recordsTopology {
             let dispatcher = TopologyLog.Dispatcher(sender: sender, inside: parent?.listener, callSite: callSite)
-            diagnosticsState.record(TopologyLog.Dispatch(dispatcher: dispatcher, event: label, receivers: receivers))
+            diagnosticsState.record(
+                TopologyLog.Dispatch(dispatcher: dispatcher, event: EventIdentity(of: event), receivers: receivers))
         }
         if let tracer = observation.tracer {
             tracer.didDispatch(
                 DispatchTrace(
-                    id: id, parent: parent?.dispatchID, depth: depth, event: event, eventDescription: label,
-                    senderType: sender.map { String(describing: type(of: $0)) }, callSite: callSite, listeners: traces,
-                    start: start, duration: ContinuousClock.now - start, isOnMainThread: onMainActor))
+                    id: id, parent: parent?.dispatchID, depth: depth, event: event,
+                    eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
+                    callSite: callSite, listeners: traces, start: start, duration: ContinuousClock.now - start,
+                    isOnMainThread: onMainActor))
         }
         return delivered
     }
 
-    static func slowWarning(_ record: ListenerRecord, event: String, took elapsed: Duration) -> EventWarning {
+    static func slowWarning(_ record: ListenerRecord, event: EventIdentity, took elapsed: Duration) -> EventWarning {
         EventWarning(
-            .slowListener, event: event, callSite: record.callSite,
+            .slowListener, event: event.description, callSite: record.callSite,
             ownerType: record.owner.map { String(describing: type(of: $0)) }, duration: elapsed)
     }
 
-    /// How diagnostics name an event: its type, or a named event's name in quotes.
-    static func eventLabel<E: Event>(of event: E) -> String {
-        if let named = event as? NamedEvent { return "\"\(named.name.rawValue)\"" }
-        return String(describing: E.self)
-    }
-
-    /// The label of the events a record listens to, as ``eventLabel(of:)`` names them.
+    /// The label of the events a record listens to: its type, a name in quotes, or "every
+    /// named event".
     static func eventLabel(of record: ListenerRecord) -> String {
-        switch record.eventKey {
-        case .type: String(describing: record.eventType)
-        case .name(let name): "\"\(name)\""
-        case .anyName: "every named event"
-        }
+        EventIdentity(of: record).description
     }
 }

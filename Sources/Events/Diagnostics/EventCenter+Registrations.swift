@@ -110,7 +110,8 @@ extension EventCenter {
     private func report(where matches: (ListenerRecord) -> Bool) -> EventRegistrations {
         let counting = diagnosticsState.diagnostics.countsDeliveries
         let rows = liveRecords(where: matches).map { _, record in
-            EventRegistrations.Listener(record, counting: counting)
+            EventRegistrations.Listener(
+                record, counting: counting, failures: diagnosticsState.failureCount(of: record))
         }
         // Stable: within an event, the registry's order, which is the order of delivery.
         let grouped = rows.enumerated().sorted { ($0.element.event, $0.offset) < ($1.element.event, $1.offset) }
@@ -119,7 +120,7 @@ extension EventCenter {
 }
 
 extension EventRegistrations.Listener {
-    init(_ record: ListenerRecord, counting: Bool) {
+    init(_ record: ListenerRecord, counting: Bool, failures: Int) {
         let owner = record.owner
         self.init(
             event: EventCenter.eventLabel(of: record),
@@ -132,7 +133,7 @@ extension EventRegistrations.Listener {
             fileID: record.callSite.fileID,
             line: record.callSite.line,
             received: counting ? record.deliveryCount : nil,
-            failures: record.failureCount)
+            failures: failures)
     }
 
     private static func describe(_ priority: Priority) -> String {

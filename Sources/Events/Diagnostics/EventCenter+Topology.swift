@@ -18,7 +18,7 @@ extension EventCenter {
         for (_, records) in registry.snapshotAll() {
             for record in records where record.checkLiveness() {
                 builder.addRegistration(
-                    event: Self.eventLabel(of: record), listener: TopologyLog.Listener(record),
+                    event: EventIdentity(of: record).description, listener: TopologyLog.Listener(record),
                     context: record.context.description, delivered: counting ? record.deliveryCount : 0)
             }
         }
@@ -68,12 +68,15 @@ private struct TopologyBuilder {
             } else {
                 dispatchers.insert(dispatcher)
             }
-            for (event, count) in counts {
+            for (identity, count) in counts {
+                let event = identity.description
                 events[event, default: 0] += count
-                edges.append(EventTopology.Edge(from: Self.id(of: dispatcher), to: Self.id(ofEvent: event), count: count))
+                edges.append(
+                    EventTopology.Edge(from: Self.id(of: dispatcher), to: Self.id(ofEvent: event), count: count))
             }
         }
-        for (event, receivers) in log.deliveries {
+        for (identity, receivers) in log.deliveries {
+            let event = identity.description
             events[event, default: 0] += 0
             for (listener, count) in receivers {
                 if listeners[listener] == nil { listeners[listener] = ListenerSummary() }
@@ -108,7 +111,8 @@ private struct TopologyBuilder {
         var all = edges
         for key in Set(registeredDeliveries.keys).union(observedDeliveries.keys) {
             let count = observedDeliveries[key] ?? registeredDeliveries[key] ?? 0
-            all.append(EventTopology.Edge(from: Self.id(ofEvent: key.event), to: Self.id(of: key.listener), count: count))
+            all.append(
+                EventTopology.Edge(from: Self.id(ofEvent: key.event), to: Self.id(of: key.listener), count: count))
         }
         return EventTopology(nodes: nodes, edges: all)
     }
@@ -124,14 +128,14 @@ private struct TopologyBuilder {
 
     private static func label(of listener: TopologyLog.Listener) -> String {
         switch listener {
-        case .owner(let type): type
+        case .owner(let type): type.description
         case .callSite(let site): site.description
         }
     }
 
     private static func label(of dispatcher: TopologyLog.Dispatcher) -> String {
         switch dispatcher {
-        case .sender(let type): type
+        case .sender(let type): type.description
         case .listener(let listener): label(of: listener)
         case .callSite(let site): site.description
         case .unknown: "unknown dispatcher"

@@ -25,6 +25,9 @@ extension EventTracer {
 }
 
 /// What one dispatch did; handed to ``EventTracer/didDispatch(_:)``.
+///
+/// Names (of the event, the sender, each listener's owner and context) are made when you read
+/// them, so a tracer that reads few of them costs little.
 public struct DispatchTrace: Sendable {
     /// Numbers dispatches of the center in the order they began, from 1.
     public let id: UInt64
@@ -35,10 +38,8 @@ public struct DispatchTrace: Sendable {
     public let depth: Int
     /// The event as dispatched (a ``NamedEvent`` for a named one).
     public let event: any Event
-    /// The event's type name, or the quoted name of a named event.
-    public let eventDescription: String
-    /// The type of the `from:` sender, or nil without one.
-    public let senderType: String?
+    let eventIdentity: EventIdentity
+    let sender: TypeIdentity?
     /// Where `dispatch` was called, when known.
     public let callSite: CallSite?
     /// Each listener the dispatch considered, in delivery order.
@@ -47,15 +48,19 @@ public struct DispatchTrace: Sendable {
     public let start: ContinuousClock.Instant
     /// How long the whole dispatch took, nested dispatches and posting-thread handlers included.
     public let duration: Duration
-    /// Whether it ran on the main thread.
+    /// Whether it ran on the main thread (or the main queue).
     public let isOnMainThread: Bool
 
+    /// The event's type name, or the quoted name of a named event.
+    public var eventDescription: String { eventIdentity.description }
+    /// The type of the `from:` sender, or nil without one.
+    public var senderType: String? { sender?.description }
     /// How many listeners received the event: ran, or were handed it for their context.
     public var received: Int { listeners.count { $0.outcome != .skipped } }
 }
 
 /// One listener's part in a dispatch.
-public struct ListenerTrace: Sendable, Hashable {
+public struct ListenerTrace: Sendable {
     /// What happened to the event at this listener.
     public enum Outcome: Sendable, Hashable {
         /// The handler ran during the dispatch and returned.
@@ -71,27 +76,28 @@ public struct ListenerTrace: Sendable, Hashable {
 
     /// Where the listener was registered.
     public let callSite: CallSite
-    /// The type of its owner, for an owner-bound or actor-isolated listener.
-    public let ownerType: String?
-    /// Where its handler runs: "posting thread", "main actor", "queue com.app.db", ...
-    public let context: String
+    let owner: TypeIdentity?
+    let listenerContext: ListenerContext
     public let outcome: Outcome
     /// How long the listener took within the dispatch (for a queued one, the hand-over only).
     public let duration: Duration
+
+    /// The type of its owner, for an owner-bound or actor-isolated listener.
+    public var ownerType: String? { owner?.description }
+    /// Where its handler runs: "posting thread", "main actor", "queue com.app.db", ...
+    public var context: String { listenerContext.description }
 }
 
 /// One queued delivery, run in its listener's context; handed to
 /// ``EventTracer/didRunQueuedDelivery(_:)``.
-public struct DeliveryTrace: Sendable, Hashable {
+public struct DeliveryTrace: Sendable {
     /// The ``DispatchTrace/id`` of the dispatch that queued it.
     public let dispatchID: UInt64
-    /// The event's type name, or the quoted name of a named event.
-    public let eventDescription: String
+    let eventIdentity: EventIdentity
     /// Where the listener was registered.
     public let callSite: CallSite
-    public let ownerType: String?
-    /// Where the handler ran.
-    public let context: String
+    let owner: TypeIdentity?
+    let listenerContext: ListenerContext
     /// True when the handler ran; false when it was skipped, because the listener ended or its
     /// owner was gone by the time its turn came.
     public let ran: Bool
@@ -101,4 +107,11 @@ public struct DeliveryTrace: Sendable, Hashable {
     public let waited: Duration
     /// How long the handler ran.
     public let duration: Duration
+
+    /// The event's type name, or the quoted name of a named event.
+    public var eventDescription: String { eventIdentity.description }
+    /// The type of its owner, for an owner-bound or actor-isolated listener.
+    public var ownerType: String? { owner?.description }
+    /// Where the handler ran.
+    public var context: String { listenerContext.description }
 }

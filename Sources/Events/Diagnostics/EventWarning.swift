@@ -55,7 +55,8 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
             return "a listener\(owner) to \(event), registered\(site), took \(took)"
         case .likelyLeak:
             let source = ownerType.map { "owned by \($0) objects" } ?? "registered\(site)"
-            return "\(count) listeners to \(event) \(source): a likely leak (listeners added again and again, never removed)"
+            return
+                "\(count) listeners to \(event) \(source): a likely leak (listeners added again and again, never removed)"
         case .deepNesting:
             return "\(event) was dispatched\(site) \(count) dispatches deep: handlers dispatching from handlers"
         }

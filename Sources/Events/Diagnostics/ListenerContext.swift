@@ -1,21 +1,23 @@
 import Dispatch
 import Foundation
 
-/// Where a listener's handler runs, as diagnostics name it.
-enum ListenerContext: Sendable, Hashable, CustomStringConvertible {
+/// Where a listener's handler runs, as diagnostics name it. It keeps what it names (the
+/// queue, the actor's type) and makes the name only when asked, so registering pays nothing
+/// for it.
+enum ListenerContext: Sendable, CustomStringConvertible {
     case postingThread
     case background
-    case queue(label: String)
-    case operationQueue(name: String?)
+    case queue(DispatchQueue)
+    case operationQueue(OperationQueue)
     case mainActor(MainActorDelivery)
-    case actor(typeName: String)
+    case actor(TypeIdentity)
 
     init(_ delivery: Delivery.Kind) {
         switch delivery {
         case .postingThread: self = .postingThread
         case .background: self = .background
-        case .queue(let queue): self = .queue(label: queue.label)
-        case .operationQueue(let queue): self = .operationQueue(name: queue.name)
+        case .queue(let queue): self = .queue(queue)
+        case .operationQueue(let queue): self = .operationQueue(queue)
         }
     }
 
@@ -23,11 +25,11 @@ enum ListenerContext: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .postingThread: "posting thread"
         case .background: "background queue"
-        case .queue(let label): label.isEmpty ? "queue" : "queue \(label)"
-        case .operationQueue(let name): name.map { "operation queue \($0)" } ?? "operation queue"
+        case .queue(let queue): queue.label.isEmpty ? "queue" : "queue \(queue.label)"
+        case .operationQueue(let queue): queue.name.map { "operation queue \($0)" } ?? "operation queue"
         case .mainActor(.main): "main actor"
         case .mainActor(.mainOrdered): "main actor, ordered"
-        case .actor(let typeName): "actor \(typeName)"
+        case .actor(let type): "actor \(type)"
         }
     }
 
@@ -40,9 +42,9 @@ enum ListenerContext: Sendable, Hashable, CustomStringConvertible {
 
 /// A route that can say which actor it runs on.
 protocol ActorBoundRoute {
-    var actorTypeName: String { get }
+    var actorType: TypeIdentity { get }
 }
 
 extension ActorRoute: ActorBoundRoute {
-    var actorTypeName: String { String(describing: A.self) }
+    var actorType: TypeIdentity { TypeIdentity(A.self) }
 }

@@ -1,9 +1,10 @@
-/// The dispatches and deliveries a center observed, counted per edge of the topology.
+/// The dispatches and deliveries a center observed, counted per edge of the topology. Keys
+/// are identities, not names: names are made once, when a topology is drawn.
 struct TopologyLog {
     /// Code that dispatched.
     enum Dispatcher: Hashable {
         /// The type of the `from:` sender.
-        case sender(type: String)
+        case sender(TypeIdentity)
         /// A handler that dispatched from inside its own delivery.
         case listener(TopologyLog.Listener)
         /// The `dispatch` call, for a dispatch without a sender from outside any handler.
@@ -15,7 +16,7 @@ struct TopologyLog {
         /// else the call site.
         init(sender: AnyObject?, inside listener: ListenerRecord?, callSite: CallSite?) {
             if let sender {
-                self = .sender(type: String(describing: type(of: sender)))
+                self = .sender(TypeIdentity(of: sender))
             } else if let listener {
                 self = .listener(TopologyLog.Listener(listener))
             } else if let callSite {
@@ -28,12 +29,12 @@ struct TopologyLog {
 
     /// Code that listened: its owner's type, or the `listen` call.
     enum Listener: Hashable {
-        case owner(type: String)
+        case owner(TypeIdentity)
         case callSite(CallSite)
 
         init(_ record: ListenerRecord) {
             if let owner = record.owner {
-                self = .owner(type: String(describing: type(of: owner)))
+                self = .owner(TypeIdentity(of: owner))
             } else {
                 self = .callSite(record.callSite)
             }
@@ -43,12 +44,12 @@ struct TopologyLog {
     /// One observed dispatch: who, which event, and who received it.
     struct Dispatch {
         let dispatcher: Dispatcher
-        let event: String
+        let event: EventIdentity
         let receivers: [Listener]
     }
 
-    private(set) var dispatches: [Dispatcher: [String: Int]] = [:]
-    private(set) var deliveries: [String: [Listener: Int]] = [:]
+    private(set) var dispatches: [Dispatcher: [EventIdentity: Int]] = [:]
+    private(set) var deliveries: [EventIdentity: [Listener: Int]] = [:]
 
     mutating func record(_ dispatch: Dispatch) {
         dispatches[dispatch.dispatcher, default: [:]][dispatch.event, default: 0] += 1

@@ -37,6 +37,23 @@ func postPings(_ center: NotificationCenter, _ count: Int) {
 
 // MARK: Contenders
 
+/// A tracer that looks at each trace and keeps nothing: the cost of tracing itself.
+struct DiscardingTracer: EventTracer {
+    func didDispatch(_ trace: DispatchTrace) { consume(trace.listeners.count) }
+}
+
+/// The observed centers measured next to the plain one.
+let observedVariants: [(String, @Sendable (EventCenter) -> Void)] = [
+    ("tracer installed", { $0.tracer = DiscardingTracer() }),
+    (
+        "diagnostics .development",
+        { center in
+            center.diagnostics = .development
+            center.warningHandler = { _ in }
+        }
+    ),
+]
+
 /// The listeners of one dispatch scenario, in every implementation, kept alive until `close()`.
 @MainActor
 final class ListenerSetup {
@@ -70,6 +87,25 @@ final class ListenerSetup {
             Contender(
                 name: "EventCenter.dispatch" + others, role: .subject,
                 workload: .timing { dispatchPings(center, $0) }, detail: perListener))
+        // The same dispatch observed: a tracer that keeps nothing, then every diagnostic on.
+        // What a user pays while watching, next to what a plain center pays (the row above).
+        if unrelated == 0 {
+            for (label, configure) in observedVariants {
+                let observedTally = Tally()
+                let observed = EventCenter()
+                configure(observed)
+                var observedSubscriptions: [Subscription] = []
+                for _ in 0..<listeners {
+                    observedSubscriptions.append(observed.listen(to: Ping.self, makeHandler(observedTally)))
+                }
+                keepAlive.append(observedSubscriptions)
+                tallies.append(observedTally)
+                contenders.append(
+                    Contender(
+                        name: "EventCenter.dispatch, " + label, role: .subject,
+                        workload: .timing { dispatchPings(observed, $0) }, detail: perListener))
+            }
+        }
 
         // The limit: the closures themselves, in an array. Unrelated listeners would live in
         // arrays of their own and cost nothing here.

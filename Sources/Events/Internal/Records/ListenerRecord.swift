@@ -25,15 +25,16 @@ class ListenerRecord: @unchecked Sendable {
     /// false as the registry's last touch of the record; read without the lock by a
     /// subscription's `deinit` (see ``isKeptByList``).
     let listed = Atomic<Bool>(false)
+    /// Deliveries counted while diagnostics count them. Declared here, after the three bytes
+    /// above, so that it fills the padding before `registry` and the record does not grow.
+    /// Failures, rarer, are counted in the center's diagnostics state.
+    let deliveries = Atomic<UInt32>(0)
     /// The registry the record goes into, for `cancel()`. Strong: a registry holds no
     /// reference back to its center, and the center empties it when it deinitializes, which
     /// breaks the cycle through the lists (a weak reference cost several atomic operations on
     /// every registration and cancel).
     let registry: Registry
     @usableFromInline let details: ListenerDetails?
-    /// Deliveries counted while diagnostics count them (low bits) and failures (high bits), in
-    /// one word so that a record grows by one word only. See ``countDelivery()``.
-    let counts = Atomic<UInt64>(0)
 
     /// `shape` is what the subclass is (fixed by its class); `once` and the details add the
     /// traits of the registration.
@@ -85,22 +86,12 @@ class ListenerRecord: @unchecked Sendable {
     var context: ListenerContext { .postingThread }
 
     /// Counts one delivery (only while diagnostics count deliveries: the dispatch loop of a
-    /// plain center does not touch this word).
+    /// plain center does not touch this word). Wraps after 2^32.
     final func countDelivery() {
-        counts.wrappingAdd(1, ordering: .relaxed)
+        deliveries.wrappingAdd(1, ordering: .relaxed)
     }
 
-    /// Counts one failure (a thrown error).
-    final func countFailure() {
-        counts.wrappingAdd(Self.failureUnit, ordering: .relaxed)
-    }
-
-    /// Deliveries fill the low 40 bits and failures the 24 above them; each wraps within its field
-    /// (a field that overflows spills into the next, which takes a trillion deliveries).
-    private static let failureUnit: UInt64 = 1 << 40
-
-    var deliveryCount: Int { Int(counts.load(ordering: .relaxed) & (Self.failureUnit - 1)) }
-    var failureCount: Int { Int(counts.load(ordering: .relaxed) >> 40) }
+    var deliveryCount: Int { Int(deliveries.load(ordering: .relaxed)) }
 
     /// Called once by the `cancel()` that ends the listener, after it left the registry: lets a
     /// bridge tear down what it set up outside the center. Never called under a lock. Called
