@@ -60,6 +60,23 @@ struct ListenerLeakCheckTests {
         kept.cancel()
     }
 
+    @Test("a recorder left recording is reported at the line that created it")
+    func recorderLeak() {
+        let center = EventCenter()
+        var recorder: EventRecorder<Saved>?
+        let scopeLine = #line + 2
+        withKnownIssue {
+            expectNoListenerLeaks(in: center) {
+                recorder = EventRecorder(of: Saved.self, in: center)
+            }
+        } matching: { issue in
+            message(of: issue).contains(
+                "listener to Saved, registered at EventsTestingTests/ListenerLeakCheckTests.swift:\(scopeLine + 1),")
+        }
+        recorder?.stop()
+        #expect(center.listenerCount == 0)
+    }
+
     @Test("expectNoListenerLeaks names each listener added and not removed")
     func scopeWithLeaks() {
         let center = EventCenter()
