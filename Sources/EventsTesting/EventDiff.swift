@@ -82,9 +82,9 @@ struct EventDiff {
 
     /// One line per event, in a column layout:
     ///
-    ///     matching    #0  PostWritten(title: "A")
-    ///     missing         PostWritten(title: "B")  (expected[1])
-    ///     unexpected  #1  PostWritten(title: "C")  from Editor@0x600000c04000
+    ///     matching    #0    PostWritten(title: "A")
+    ///     missing           PostWritten(title: "B")  (expected[1])
+    ///     unexpected  #1    PostWritten(title: "C")  from Editor@0x600000c04000
     var text: String {
         lines.map { line in
             switch line {
