@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "Events", targets: ["Events"]),
         .library(name: "EventsRedis", targets: ["EventsRedis"]),
+        .library(name: "EventsTesting", targets: ["EventsTesting"]),
         .executable(name: "events-demo", targets: ["events-demo"]),
         .executable(name: "events-bench", targets: ["events-bench"]),
     ],
@@ -26,11 +27,15 @@ let package = Package(
         .target(name: "Events", swiftSettings: strictSettings),
         // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
         .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
+        // Test support for apps that use Events: a recorder of events, waits and expectations
+        // that record Swift Testing issues, leak checks, and a clock the test advances.
+        .target(name: "EventsTesting", dependencies: ["Events"], swiftSettings: strictSettings),
         // Starts private redis-server processes for the Redis tests, the demo and the benchmark.
         // Not a product: users never see it.
         .target(name: "RedisServerSupport", dependencies: ["EventsRedis"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "events-demo", dependencies: ["Events", "EventsRedis", "RedisServerSupport"], resources: [.copy("Resources/movies.json")],
+            name: "events-demo", dependencies: ["Events", "EventsRedis", "RedisServerSupport"],
+            resources: [.copy("Resources/movies.json")],
             swiftSettings: strictSettings),
         // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
         // Linux (glibc); elsewhere they report "unsupported".
@@ -48,7 +53,10 @@ let package = Package(
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(
-            name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings),
+            name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of Events and EventsRedis with the toolchain's docc, for a static
-# file host, and fails on any docc warning or on a public symbol left out of the curated topics.
+# Builds the DocC catalogs of Events, EventsRedis and EventsTesting with the toolchain's docc,
+# for a static file host, and fails on any docc warning or on a public symbol left out of the
+# curated topics.
 #
 #   bash scripts/build-docs.sh                       output in .build/docs
 #   DOCS_BASE_PATH=my-repo bash scripts/build-docs.sh
 #
 # Where the output goes. Each module is its own archive, hosted side by side under one base
-# path: .build/docs/<base>/Events and .build/docs/<base>/EventsRedis, to be served as
-# https://<host>/<base>/Events/documentation/events/ and
-# https://<host>/<base>/EventsRedis/documentation/eventsredis/. Copy .build/docs/<base> to the
+# path: .build/docs/<base>/Events, .build/docs/<base>/EventsRedis and
+# .build/docs/<base>/EventsTesting, to be served as
+# https://<host>/<base>/Events/documentation/events/,
+# https://<host>/<base>/EventsRedis/documentation/eventsredis/ and
+# https://<host>/<base>/EventsTesting/documentation/eventstesting/. Copy .build/docs/<base> to the
 # host so that it answers at /<base>. The base defaults to `swift-events`, the repository's
 # name, which is where a project site such as GitHub Pages serves it; set DOCS_BASE_PATH to the
 # path your host serves it from (empty for the root of a site of its own). docc writes every
@@ -28,11 +31,11 @@ site=.build/docs
 # The symbol graphs of the public API as the modules declare it: members a type only inherits
 # (AsyncSequence's map, Equatable's !=) belong to their protocols' documentation.
 # The dump also tries the test modules and fails when the tests are not built, so its status
-# is not the test: the two graphs are, written afresh.
+# is not the test: the three graphs are, written afresh.
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 rm -rf "$graphs"
 swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members > .build/docs-symbol-graph.log 2>&1 || true
-for module in Events EventsRedis; do
+for module in Events EventsRedis EventsTesting; do
     if [ ! -f "$graphs/$module.symbols.json" ]; then
         cat .build/docs-symbol-graph.log >&2
         echo "no symbol graph for $module" >&2
@@ -62,6 +65,7 @@ convert() {
 }
 convert Events
 convert EventsRedis
+convert EventsTesting
 
 # docc puts a symbol that no `## Topics` list names into a generated group ("Instance
 # Methods"). Every public symbol must be in a curated group somewhere. (docc also files the
@@ -87,4 +91,4 @@ if uncurated:
     print("\n".join(uncurated), file=sys.stderr)
     sys.exit(1)
 EOF
-echo "docs: $site/${base:+$base/}{Events,EventsRedis}"
+echo "docs: $site/${base:+$base/}{Events,EventsRedis,EventsTesting}"

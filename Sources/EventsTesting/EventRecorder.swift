@@ -1,0 +1,240 @@
+public import Events
+public import Testing
+
+/// Records the events an `EventCenter` delivers, so that a test can wait for them, read them
+/// and check them.
+///
+/// Create a recorder before the code under test runs; it listens from its initializer on:
+///
+/// ```swift
+/// let center = EventCenter()
+/// let recorder = EventRecorder(of: PostWritten.self, in: center)
+/// center.dispatch(PostWritten(title: "Hi"))
+///
+/// let post = try await recorder.next()                 // the first event not consumed yet
+/// #expect(post.title == "Hi")
+/// try await recorder.waitFor(count: 3, timeout: .seconds(1))
+/// recorder.expect([PostWritten(title: "Hi"), ...])     // records an issue with a diff
+/// ```
+///
+/// A recorder records all events of one type (optionally only those `from:` one sender), all
+/// events of one name, or every named event. Each record keeps the event, its sender (identity
+/// and type name, not the object) and its place in the order (``RecordedEvent``).
+///
+/// Consuming: ``next()``, ``waitFor(count:timeout:clock:)`` and the expectations hand events
+/// to the test and mark them consumed; reading ``events`` does not. Events never consumed can
+/// fail the test at its end, as ``withEventRecorder(of:in:from:isolation:fileID:filePath:line:column:_:)``
+/// does, so that an unexpected extra event is not missed.
+///
+/// Rules:
+/// - The listener is registered before the initializer returns: an event dispatched right after
+///   is recorded. It runs on the dispatching thread, before the dispatch returns.
+/// - Every method is safe from any thread or task. A wait suspends without blocking a thread;
+///   cancelling its task ends it with `CancellationError`.
+/// - Every timeout is measured on the clock it is given: `ContinuousClock` unless a test
+///   passes a ``TestClock``.
+/// - ``stop()``, or the recorder's deinitialization, removes the listener; waits still
+///   pending then throw ``EventRecorderError`` with reason ``EventRecorderError/Reason/stopped``.
+public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
+    let state: LockedState<RecorderState<E>>
+    private let subscription: LockedState<Subscription?>
+    /// What the recorder records, for messages: "PostWritten", "events named saved".
+    let subject: String
+
+    /// Where the recorder was created.
+    public let callSite: SourceLocation
+
+    private init(
+        subject: String, callSite: SourceLocation,
+        listen: (LockedState<RecorderState<E>>) -> Subscription
+    ) {
+        let state = LockedState(RecorderState<E>())
+        self.state = state
+        self.subject = subject
+        self.callSite = callSite
+        // The listener captures the state, not the recorder, so that dropping the recorder
+        // ends the listener (its deinit cancels the subscription).
+        self.subscription = LockedState(listen(state))
+        if let registry = RecorderRegistry.current {
+            let description = self.description
+            registry.add {
+                EventRecorder.reportUnconsumed(in: state, of: description, "", sourceLocation: callSite)
+            }
+        }
+    }
+
+    /// Records every event of type `type` dispatched in `center` from now on.
+    ///
+    /// ```swift
+    /// let recorder = EventRecorder(of: PostWritten.self, in: center)
+    /// let fromEditor = EventRecorder(of: PostWritten.self, in: center, from: editor)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The event type to record.
+    ///   - center: The center to listen to.
+    ///   - sender: When given, only events dispatched `from:` this object are recorded. It is
+    ///     held weakly, as by `listen(to:from:)`.
+    ///   - fileID: The call site, for messages and for the center's list of registrations.
+    ///     Leave the default.
+    ///   - filePath: The call site. Leave the default.
+    ///   - line: The call site. Leave the default.
+    ///   - column: The call site. Leave the default.
+    public convenience init(
+        of type: E.Type,
+        in center: EventCenter,
+        from sender: AnyObject? = nil,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
+        self.init(
+            subject: "\(E.self)\(from)",
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        ) { state in
+            center.listen(to: type, from: sender, file: fileID, line: line) { event, sender in
+                let resumptions = state.withLock { $0.append(event, sender: sender.map(RecordedSender.init)) }
+                resumptions.resumeAll()
+            }
+        }
+    }
+
+    /// All events recorded so far, in order, consumed or not.
+    public var events: [E] { state.withLock { state in state.records.map { $0.event } } }
+
+    /// All events recorded so far with their senders and order (``RecordedEvent``).
+    public var records: [RecordedEvent<E>] { state.withLock { $0.records } }
+
+    /// The events recorded but not consumed yet (by ``next()``, ``waitFor(count:timeout:clock:)``
+    /// or an expectation), in order.
+    public var unconsumed: [RecordedEvent<E>] { state.withLock { Array($0.records[$0.consumed...]) } }
+
+    /// How many events have been recorded so far.
+    public var count: Int { state.withLock { $0.records.count } }
+
+    /// Whether the recorder still records (``stop()`` has not been called).
+    public var isRecording: Bool { state.withLock { !$0.isStopped } }
+
+    /// Stops recording: removes the listener and ends every pending wait with
+    /// ``EventRecorderError`` (``EventRecorderError/Reason/stopped``). The events recorded so far
+    /// stay readable. Calling it again does nothing.
+    public func stop() {
+        subscription.withLock { subscription in
+            let ending = subscription
+            subscription = nil
+            return ending
+        }?.cancel()
+        let description = self.description
+        let resumptions = state.withLock { state in
+            let recorded = state.records.count
+            return state.stop { expected in
+                EventRecorderError(
+                    reason: .stopped, expectedCount: expected, recordedCount: recorded, recorder: description)
+            }
+        }
+        resumptions.resumeAll()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// `EventRecorder<Type> (created at Module/File.swift:line)`.
+    public var description: String {
+        "EventRecorder<\(subject)> (created at \(callSite.fileID):\(callSite.line))"
+    }
+}
+
+extension EventRecorder where E == NamedEvent {
+    /// Records every event dispatched under `name` in `center` from now on.
+    ///
+    /// ```swift
+    /// let recorder = EventRecorder(named: "postWritten", in: center)
+    /// center.dispatch("postWritten", from: editor)
+    /// #expect(try await recorder.next().name == "postWritten")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The name to record.
+    ///   - center: The center to listen to.
+    ///   - sender: When given, only events dispatched `from:` this object (held weakly).
+    ///   - fileID: The call site. Leave the default.
+    ///   - filePath: The call site. Leave the default.
+    ///   - line: The call site. Leave the default.
+    ///   - column: The call site. Leave the default.
+    public convenience init(
+        named name: EventName,
+        in center: EventCenter,
+        from sender: AnyObject? = nil,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
+        self.init(
+            subject: "events named \(name)\(from)",
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        ) { state in
+            center.listen(to: name, from: sender, file: fileID, line: line) { event in
+                let resumptions = state.withLock { $0.append(event, sender: event.sender.map(RecordedSender.init)) }
+                resumptions.resumeAll()
+            }
+        }
+    }
+
+    /// Records every named event dispatched in `center` from now on, whatever its name.
+    ///
+    /// ```swift
+    /// let recorder = EventRecorder(everyNameIn: center)
+    /// center.dispatch("opened")
+    /// center.dispatch("closed")
+    /// recorder.expect(["opened", "closed"], comparing: \.name)
+    /// ```
+    ///
+    /// Typed events are not recorded: record them with ``init(of:in:from:fileID:filePath:line:column:)``.
+    ///
+    /// - Parameters:
+    ///   - center: The center to listen to.
+    ///   - sender: When given, only events dispatched `from:` this object (held weakly).
+    ///   - fileID: The call site. Leave the default.
+    ///   - filePath: The call site. Leave the default.
+    ///   - line: The call site. Leave the default.
+    ///   - column: The call site. Leave the default.
+    public convenience init(
+        everyNameIn center: EventCenter,
+        from sender: AnyObject? = nil,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
+        self.init(
+            subject: "every named event\(from)",
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        ) { state in
+            center.listenToAllNames(from: sender, file: fileID, line: line) { event in
+                let resumptions = state.withLock { $0.append(event, sender: event.sender.map(RecordedSender.init)) }
+                resumptions.resumeAll()
+            }
+        }
+    }
+}
+
+extension SourceLocation {
+    init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+        self.init(
+            fileID: fileID.description, filePath: filePath.description, line: Int(line), column: Int(column))
+    }
+}
+
+extension Array {
+    /// Resumes each continuation with its outcome: called after the lock is released.
+    func resumeAll<Value: Sendable>()
+    where Element == (CheckedContinuation<Value, any Error>, Result<Value, any Error>) {
+        for (continuation, outcome) in self { continuation.resume(with: outcome) }
+    }
+}

@@ -1,0 +1,41 @@
+/// Thrown by an ``EventRecorder``'s waits when the events they wait for do not come.
+///
+/// ```swift
+/// do {
+///     let posts = try await recorder.waitFor(count: 3, timeout: .seconds(1))
+/// } catch let error as EventRecorderError {
+///     print(error)   // "EventRecorder<PostWritten> (created at MyAppTests/FeedTests.swift:12):
+///                    //  timed out after 1.0 seconds waiting for 3 events; 2 arrived"
+/// }
+/// ```
+///
+/// A wait cancelled with its task throws `CancellationError` instead.
+public struct EventRecorderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the wait ended without its events.
+    public enum Reason: Sendable, Hashable {
+        /// The timeout passed first, measured on the clock the wait was given.
+        case timedOut(after: Duration)
+        /// The recorder was stopped (``EventRecorder/stop()``), so no more events can come.
+        case stopped
+    }
+
+    /// Why the wait ended.
+    public let reason: Reason
+    /// How many events the recorder had to hold for the wait to succeed.
+    public let expectedCount: Int
+    /// How many it held when the wait ended.
+    public let recordedCount: Int
+    /// The recorder, with the events it records and where it was created.
+    public let recorder: String
+
+    public var description: String {
+        let why: String
+        switch reason {
+        case .timedOut(let timeout): why = "timed out after \(timeout)"
+        case .stopped: why = "stopped"
+        }
+        let noun = expectedCount == 1 ? "event" : "events"
+        let arrived = recordedCount == 1 ? "1 arrived" : "\(recordedCount) arrived"
+        return "\(recorder): \(why) waiting for \(expectedCount) \(noun); \(arrived)"
+    }
+}

@@ -1,0 +1,244 @@
+import Dispatch
+import Events
+import Testing
+
+@testable import EventsTesting
+
+@Suite("EventRecorder")
+struct EventRecorderTests {
+    @Test("records an event dispatched right after it is created, with its sender and order")
+    func recordsAtOnce() {
+        let center = EventCenter()
+        let editor = Editor()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1), from: editor)
+        center.dispatch(Saved(id: 2))
+
+        #expect(recorder.events == [Saved(id: 1), Saved(id: 2)])
+        #expect(recorder.count == 2)
+        let records = recorder.records
+        #expect(records.map(\.index) == [0, 1])
+        #expect(records[0].wasSent(by: editor))
+        #expect(records[0].sender?.typeName == "Editor")
+        #expect(records[1].sender == nil)
+        #expect(records[0].sequence < records[1].sequence)
+    }
+
+    @Test("remembers the line that created it")
+    func callSite() {
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter()); let line = #line
+        #expect(recorder.callSite.line == line)
+        #expect(recorder.callSite.fileID == #fileID)
+        #expect(recorder.description == "EventRecorder<Saved> (created at \(#fileID):\(line))")
+    }
+
+    @Test("does not keep a sender alive")
+    func senderNotRetained() {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        weak var gone: Editor?
+        do {
+            let editor = Editor()
+            gone = editor
+            center.dispatch(Saved(id: 1), from: editor)
+        }
+        #expect(gone == nil)
+        #expect(recorder.records.first?.sender?.typeName == "Editor")
+    }
+
+    @Test("with from:, records only the events of that sender")
+    func fromSender() {
+        let center = EventCenter()
+        let editor = Editor()
+        let recorder = EventRecorder(of: Saved.self, in: center, from: editor)
+        center.dispatch(Saved(id: 1), from: Importer())
+        center.dispatch(Saved(id: 2), from: editor)
+        center.dispatch(Saved(id: 3))
+        #expect(recorder.events == [Saved(id: 2)])
+        #expect(recorder.description.hasPrefix("EventRecorder<Saved from Editor>"))
+    }
+
+    @Test("records one name, or every name but no typed event")
+    func namedEvents() {
+        let center = EventCenter()
+        let editor = Editor()
+        let opened = EventRecorder(named: "opened", in: center)
+        let every = EventRecorder(everyNameIn: center)
+        center.dispatch("opened", from: editor)
+        center.dispatch("closed")
+        center.dispatch(Saved(id: 1))
+
+        #expect(opened.events.map(\.name) == ["opened"])
+        #expect(opened.records[0].wasSent(by: editor))
+        #expect(every.events.map(\.name) == ["opened", "closed"])
+        #expect(opened.description.hasPrefix("EventRecorder<events named opened>"))
+        #expect(every.description.hasPrefix("EventRecorder<every named event>"))
+    }
+
+    @Test("orders the events of several recorders by their sequence")
+    func sequenceAcrossRecorders() {
+        let center = EventCenter()
+        let saved = EventRecorder(of: Saved.self, in: center)
+        let closed = EventRecorder(of: Closed.self, in: center)
+        center.dispatch(Saved(id: 1))
+        center.dispatch(Closed())
+        center.dispatch(Saved(id: 2))
+        let order =
+            (saved.records.map { ($0.sequence, "saved \($0.event.id)") }
+            + closed.records.map { ($0.sequence, "closed") })
+            .sorted { $0.0 < $1.0 }.map(\.1)
+        #expect(order == ["saved 1", "closed", "saved 2"])
+    }
+
+    @Test("next() returns the unconsumed events in order, then waits for the next one")
+    func nextInOrder() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        center.dispatch(Saved(id: 2))
+        #expect(try await recorder.next() == Saved(id: 1))
+        #expect(try await recorder.nextRecord().index == 1)
+
+        let waiting = Task { try await recorder.next() }
+        // The wait is registered under the lock before its task suspends: once it is there,
+        // the event below can only reach it through the waiter.
+        #expect(await eventually { recorder.state.withLock { !$0.waiters.isEmpty } })
+        center.dispatch(Saved(id: 3))
+        #expect(try await waiting.value == Saved(id: 3))
+        #expect(recorder.unconsumed.isEmpty)
+    }
+
+    @Test("next(timeout:clock:) throws a timeout saying how many events arrived, on the test clock")
+    func nextTimesOut() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        _ = try await recorder.next()
+
+        let waiting = Task { try await recorder.next(timeout: .seconds(5), clock: clock) }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: EventRecorderError.self) { try await waiting.value }
+        #expect(error?.reason == .timedOut(after: .seconds(5)))
+        #expect(error?.expectedCount == 2)
+        #expect(error?.recordedCount == 1)
+        #expect(error?.description.contains("timed out after 5.0 seconds waiting for 2 events; 1 arrived") == true)
+        #expect(recorder.state.withLock { $0.waiters.isEmpty })
+    }
+
+    @Test("an event before the timeout wins, and the timer stops sleeping")
+    func nextBeatsTimeout() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        let waiting = Task { try await recorder.next(timeout: .seconds(5), clock: clock) }
+        try await clock.waitForSleepers(count: 1)
+        center.dispatch(Saved(id: 7))
+        #expect(try await waiting.value == Saved(id: 7))
+        #expect(await eventually { clock.sleeperCount == 0 })
+    }
+
+    @Test("waitFor(count:) returns the first events once enough arrived, and consumes them")
+    func waitForCount() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        let waiting = Task { try await recorder.waitFor(count: 2) }
+        Task.detached {
+            for id in 1...3 { center.dispatch(Saved(id: id)) }
+        }
+        let events = try await waiting.value
+        #expect(events == [Saved(id: 1), Saved(id: 2)])
+        try await recorder.waitFor(count: 3)
+        #expect(recorder.unconsumed.isEmpty)
+    }
+
+    @Test("waitFor(count:) that times out says how many arrived")
+    func waitForTimesOut() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        let waiting = Task { try await recorder.waitFor(count: 3, timeout: .seconds(2), clock: clock) }
+        try await clock.waitForSleepers(count: 1)
+        center.dispatch(Saved(id: 2))
+        clock.advance(by: .seconds(2))
+        let error = await #expect(throws: EventRecorderError.self) { try await waiting.value }
+        #expect(error?.expectedCount == 3)
+        #expect(error?.recordedCount == 2)
+        // Nothing was handed out, so nothing was consumed.
+        #expect(recorder.unconsumed.count == 2)
+    }
+
+    @Test("cancelling a waiting task ends its wait with CancellationError and leaves no waiter")
+    func cancellation() async throws {
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter())
+        let clock = TestClock()
+        let forever = Task { try await recorder.next() }
+        let timed = Task { try await recorder.next(timeout: .seconds(1), clock: clock) }
+        #expect(await eventually { recorder.state.withLock { $0.waiters.count == 2 } })
+        forever.cancel()
+        timed.cancel()
+        await #expect(throws: CancellationError.self) { try await forever.value }
+        await #expect(throws: CancellationError.self) { try await timed.value }
+        #expect(recorder.state.withLock { $0.waiters.isEmpty })
+        #expect(await eventually { clock.sleeperCount == 0 })
+    }
+
+    @Test("a task cancelled before it waits throws CancellationError at once")
+    func cancelledBeforeWaiting() async {
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter())
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await recorder.next()
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(recorder.state.withLock { $0.waiters.isEmpty })
+    }
+
+    @Test("stop() removes the listener, keeps the events, and ends pending waits")
+    func stop() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        _ = try await recorder.next()
+        let waiting = Task { try await recorder.next() }
+        #expect(await eventually { recorder.state.withLock { !$0.waiters.isEmpty } })
+        recorder.stop()
+        let error = await #expect(throws: EventRecorderError.self) { try await waiting.value }
+        #expect(error?.reason == .stopped)
+        #expect(center.listenerCount(for: Saved.self) == 0)
+        center.dispatch(Saved(id: 2))
+        #expect(recorder.events == [Saved(id: 1)])
+        #expect(!recorder.isRecording)
+        await #expect(throws: EventRecorderError.self) { try await recorder.next() }
+        recorder.stop()
+    }
+
+    @Test("dropping the recorder removes its listener")
+    func deinitRemovesListener() {
+        let center = EventCenter()
+        var recorder: EventRecorder<Saved>? = EventRecorder(of: Saved.self, in: center)
+        #expect(center.listenerCount(for: Saved.self) == 1)
+        weak let weakRecorder = recorder
+        recorder = nil
+        #expect(weakRecorder == nil)
+        #expect(center.listenerCount(for: Saved.self) == 0)
+    }
+
+    @Test("records every event dispatched from several threads at once, each with its own index")
+    func concurrentDispatch() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        let perThread = 500
+        let waiting = Task { try await recorder.waitFor(count: 4 * perThread) }
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for n in 0..<perThread { center.dispatch(Saved(id: thread * perThread + n)) }
+        }
+        let events = try await waiting.value
+        #expect(Set(events.map(\.id)) == Set(0..<(4 * perThread)))
+        #expect(recorder.records.map(\.index) == Array(0..<(4 * perThread)))
+    }
+}
