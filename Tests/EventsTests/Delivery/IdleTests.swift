@@ -272,7 +272,7 @@ struct IdleTests {
         let inlineWhenPossible = center.listen(to: Tick.self, on: .main) { tick in
             model.titles.append("tick \(tick.n)")
         }
-        await Task.detached { center.dispatch(Tick(n: 1)) }.value
+        _ = await Task.detached { center.dispatch(Tick(n: 1)) }.value
         // Always enqueued, and the main actor is not given up before idle().
         center.dispatch(PostWritten(title: "on main"))
         #expect(!model.titles.contains("on main"))
