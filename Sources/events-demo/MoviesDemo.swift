@@ -96,7 +96,7 @@ final class MovieLoader: Sendable {
 @MainActor
 func runMoviesDemo() async {
     let timeline = Timeline("movies: a background load broadcast to main-actor screens")
-    let center = EventCenter()
+    let center = EventFlow.center(for: "movies")
     let table = MovieTableScreen(center: center, timeline: timeline)
     let collection = MovieCollectionScreen(center: center, timeline: timeline)
 

@@ -56,7 +56,7 @@ private final class PhotoListController: Sendable {
 /// Prints the demo's timeline: names qualified by their enum, bridged to NotificationCenter.
 func runNamesDemo() {
     let timeline = Timeline("names: names qualified by their enum, so two areas never collide")
-    let center = EventCenter()
+    let center = EventFlow.center(for: "names")
 
     timeline.step("Each case is a name qualified by its type")
     for name in [

@@ -50,7 +50,7 @@ final class PostListScreen: Sendable {
 
 func runPostsDemo() {
     let timeline = Timeline("posts: a writer dispatches \"post written\" to its listeners")
-    let center = EventCenter()
+    let center = EventFlow.center(for: "posts")
     let alice = PostWriter(name: "Alice")
     let bob = PostWriter(name: "Bob")
 

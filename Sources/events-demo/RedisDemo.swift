@@ -63,7 +63,7 @@ func runRedisDemo() async {
     guard let (redis, privateServer) = await findRedis(timeline: timeline) else { return }
     defer { privateServer?.stop() }
 
-    let center = EventCenter()
+    let center = EventFlow.center(for: "redis")
     let bridge = RedisBridge(center: center, configuration: demoBridgeConfiguration(redis, source: "demo/shop"))
     do {
         try carryDemoEvents(on: bridge)

@@ -131,7 +131,7 @@ private final class ShapesController: Sendable {
 /// Prints the demo's timeline: rectangles announced with named events and typed keys.
 func runShapesDemo() {
     let timeline = Timeline("shapes: a rectangle model posts named events, a controller reacts")
-    let center = EventCenter()
+    let center = EventFlow.center(for: "shapes")
     let plane = Plane(center: center, timeline: timeline)
 
     timeline.step("The controller loads (twice: keyed registrations are not repeated)")

@@ -10,7 +10,9 @@ import Foundation
 //   swift run events-demo delegates  one delegate slot fanned out to many delegates
 //   swift run events-demo redis      two processes joined by the Redis bridge (streams and Pub/Sub)
 //
-// Several scenes may be named at once (`swift run events-demo posts redis`).
+// Several scenes may be named at once (`swift run events-demo posts redis`). At the end the
+// demo draws the event flow of its run in .build/events-demo/event-flow.svg (another path with
+// `--flow PATH`).
 
 let scenes: [(name: String, run: @MainActor () async -> Void)] = [
     ("posts", runPostsDemo),
@@ -24,7 +26,16 @@ let scenes: [(name: String, run: @MainActor () async -> Void)] = [
 /// Also accepted: the feature a scene is about (`MulticastDelegate`, `EventNamespace`).
 let aliases = ["multicast": "delegates", "namespaced": "names", "namespaces": "names"]
 
-let requested = CommandLine.arguments.dropFirst()
+var requested = Array(CommandLine.arguments.dropFirst())
+var flowPath = ".build/events-demo/event-flow.svg"
+if let flag = requested.firstIndex(of: "--flow") {
+    guard flag + 1 < requested.count else {
+        print("--flow needs a path: swift run events-demo --flow event-flow.svg")
+        exit(2)
+    }
+    flowPath = requested[flag + 1]
+    requested.removeSubrange(flag...(flag + 1))
+}
 // The redis scene starts this executable again as its worker process.
 if requested.first == "redis-worker", let url = requested.dropFirst().first {
     exit(await runRedisWorker(url: url))
@@ -41,3 +52,4 @@ if requested.isEmpty {
         await scene.run()
     }
 }
+EventFlow.write(to: flowPath)

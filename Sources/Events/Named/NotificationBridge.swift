@@ -286,7 +286,9 @@ extension EventCenter {
         return forward(notificationName, from: notificationCenter, object: object, file: file, line: line) {
             center, notification in
             let (sender, data, payload) = NotificationBridge.carry(notification, keys: keysByName)
-            center.dispatchNamed(eventName, from: sender, data: data, payload: payload)
+            // Diagnostics show the bridge's own registration as the dispatcher.
+            center.dispatchNamed(
+                eventName, from: sender, data: data, payload: payload, callSite: CallSite(fileID: file, line: line))
         }
     }
 
@@ -313,7 +315,7 @@ extension EventCenter {
         forward(notificationName, from: notificationCenter, object: object, file: file, line: line) {
             center, notification in
             guard let event = transform(notification) else { return }
-            center.dispatch(event, from: NotificationBridge.senderObject(notification.object))
+            center.dispatch(event, from: NotificationBridge.senderObject(notification.object), file: file, line: line)
         }
     }
 
