@@ -1,3 +1,4 @@
+import Dispatch
 import Events
 import EventsTesting
 import Testing
@@ -40,11 +41,32 @@ struct ListenerLeakCheckTests {
         }
     }
 
+    @Test("waits for queued deliveries first: listeners a queued handler removes are no leak")
+    func asyncFormWaitsForQueuedDeliveries() async {
+        let center = EventCenter()
+        let queue = DispatchQueue(label: "held")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        await expectNoListenerLeaks(in: center) {
+            let box = SubscriptionBox()
+            let permanent = center.listen(to: Closed.self) { _ in }
+            // Its handler, queued behind the gate, ends both listeners: when the scope returns
+            // they are still registered, and only the wait for idle() sees them gone.
+            box.subscription = center.listen(to: Saved.self, on: .queue(queue)) { _ in
+                permanent.cancel()
+                box.subscription?.cancel()
+            }
+            center.dispatch(Saved(id: 1))
+            gate.signal()
+        }
+        #expect(center.listenerCount == 0)
+    }
+
     @Test("expectNoListenerLeaks passes when the scope removes what it added")
     func scopeWithoutLeaks() async throws {
         let center = EventCenter()
         let kept = center.listen(to: Closed.self) { _ in }
-        let value = expectNoListenerLeaks(in: center) {
+        let value = await expectNoListenerLeaks(in: center) {
             let subscription = center.listen(to: Saved.self) { _ in }
             subscription.cancel()
             return 42
@@ -61,12 +83,12 @@ struct ListenerLeakCheckTests {
     }
 
     @Test("a recorder left recording is reported at the line that created it")
-    func recorderLeak() {
+    func recorderLeak() async {
         let center = EventCenter()
         var recorder: EventRecorder<Saved>?
         let scopeLine = #line + 2
-        withKnownIssue {
-            expectNoListenerLeaks(in: center) {
+        await withKnownIssue {
+            await expectNoListenerLeaks(in: center) {
                 recorder = EventRecorder(of: Saved.self, in: center)
             }
         } matching: { issue in
@@ -78,14 +100,14 @@ struct ListenerLeakCheckTests {
     }
 
     @Test("expectNoListenerLeaks names each listener added and not removed")
-    func scopeWithLeaks() {
+    func scopeWithLeaks() async {
         let center = EventCenter()
         let before = center.listen(to: Saved.self) { _ in }
         var model: FeedModel?
         var kept = Set<Subscription>()
         let scopeLine = #line + 2
-        withKnownIssue {
-            expectNoListenerLeaks(in: center) {
+        await withKnownIssue {
+            await expectNoListenerLeaks(in: center) {
                 before.cancel()
                 model = FeedModel(center: center)
                 let forgotten = center.listen(to: Closed.self) { _ in }
@@ -105,4 +127,10 @@ struct ListenerLeakCheckTests {
         }
         withExtendedLifetime((model, kept)) {}
     }
+}
+
+/// Keeps a subscription alive beyond the statement that made it.
+final class SubscriptionBox: @unchecked Sendable {
+    // Why @unchecked is safe: written once by the test before anything reads it.
+    var subscription: Subscription?
 }
