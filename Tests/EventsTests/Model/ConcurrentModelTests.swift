@@ -19,7 +19,7 @@ import Testing
 ///
 /// Seeded like the single-threaded model (`EVENTS_MODEL_SEED`), which fixes the mix of
 /// operations but not how the threads interleave.
-@Suite("Concurrent model: the rules that hold under concurrency")
+@Suite("Concurrent model: the rules that hold under concurrency", .timeLimit(.minutes(8)))
 struct ConcurrentModelTests {
     static let contexts: [ModelContext] = [
         .posting, .serialQueue, .concurrentQueue, .operationQueue, .background, .actor, .main, .mainOrdered,
@@ -28,6 +28,7 @@ struct ConcurrentModelTests {
     @Test("no handler starts after its listener ended, once runs at most once, permanent listeners count exactly")
     func rulesHoldUnderConcurrency() async {
         let seed = ModelRunSettings.seed()
+        print("concurrent model run: seed \(ModelRunSettings.hex(seed)), starting")
         let dispatchesEach = ModelRunSettings.underSanitizer ? 3_000 : 30_000
         let minimumChurn = ModelRunSettings.underSanitizer ? 300 : 3_000
         let dispatchers = 2

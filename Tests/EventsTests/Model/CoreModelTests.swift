@@ -12,7 +12,9 @@ import Testing
 /// `EVENTS_MODEL_SEED=0x... swift test --filter CoreModelTests`. `EVENTS_MODEL_OPS` sets the
 /// number of operations (by default a million off the main actor and a hundred thousand on it,
 /// a twentieth of that under a sanitizer).
-@Suite("Model-based randomized test of the core")
+// A time limit, so that a run that never ends fails with its seed printed (each run prints its
+// seed before it starts) instead of holding up the whole suite.
+@Suite("Model-based randomized test of the core", .timeLimit(.minutes(8)))
 struct CoreModelTests {
     static let offMainContexts: [ModelContext] = [
         .posting, .serialQueue, .concurrentQueue, .operationQueue, .background, .actor,
@@ -28,6 +30,7 @@ struct CoreModelTests {
         // threads of their own: the machine has two cores, and the run waits for actor
         // listeners, whose tasks need the concurrency pool.
         let runs = 2
+        print("model run off the main actor: seeds \(ModelRunSettings.hex(seed)) and +1, starting")
         let start = ContinuousClock.now
         let boxes = (0..<runs).map { _ in ResultBox() }
         await runOnThreads(runs) { run in
@@ -60,6 +63,7 @@ struct CoreModelTests {
     func agreesOnTheMainActor() async {
         let seed = ModelRunSettings.seed()
         let count = ModelRunSettings.operations(plain: 100_000, sanitized: 5_000)
+        print("model run on the main actor: seed \(ModelRunSettings.hex(seed)), starting")
         let start = ContinuousClock.now
         let result = await ModelRunner.runOnMainActor(
             seed: seed, count: count, contexts: ModelRunSettings.contexts(Self.mainActorContexts))
@@ -84,6 +88,7 @@ struct CoreModelTests {
         let count = ModelRunSettings.operations(plain: 100_000, sanitized: 5_000)
         let contexts = ModelRunSettings.contexts(Self.offMainContexts)
         let box = ResultBox()
+        print("observed model run: seed \(ModelRunSettings.hex(seed)), starting")
         let start = ContinuousClock.now
         await runOnThreads(1) { _ in
             box.result = ModelRunner.run(seed: seed, count: count, contexts: contexts, observed: true)
@@ -108,7 +113,8 @@ struct CoreModelTests {
     @Test("observed on the main actor too, where main-actor listeners run inline, the center agrees with the model")
     func agreesWhenObservedOnTheMainActor() async {
         let seed = ModelRunSettings.seed() &+ 3
-        let count = ModelRunSettings.operations(plain: 20_000, sanitized: 1_000)
+        let count = ModelRunSettings.operations(plain: 50_000, sanitized: 2_000)
+        print("observed model run on the main actor: seed \(ModelRunSettings.hex(seed)), starting")
         let start = ContinuousClock.now
         let result = await ModelRunner.runOnMainActor(
             seed: seed, count: count, contexts: ModelRunSettings.contexts(Self.mainActorContexts), observed: true)
