@@ -25,31 +25,19 @@ extension EventCenter {
         file: StaticString = #fileID,
         line: UInt = #line
     ) async throws -> E {
-        let waiter = NextEventWaiter<E>()
-        let subscription = register(
-            type, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line),
-            handler: { _, event, _ in
-                if predicate(event) { waiter.finish(.success(event)) }
-            },
-            route: nil)
-        defer { subscription.cancel() }
         // The deadline is read before the timer task starts, so that a clock advanced right
         // after this call still counts from the call.
         let deadline = clock.now.advanced(by: timeout)
-        let timer = Task {
-            do {
-                try await clock.sleep(until: deadline, tolerance: nil)
-                waiter.finish(.failure(EventTimeoutError(event: String(describing: E.self), timeout: timeout)))
-            } catch {
-                // Cancelled because the event arrived first.
+        return try await awaitNext(type, from: sender, where: predicate, callSite: CallSite(fileID: file, line: line)) {
+            waiter in
+            Task {
+                do {
+                    try await clock.sleep(until: deadline, tolerance: nil)
+                    waiter.finish(.failure(EventTimeoutError(event: String(describing: E.self), timeout: timeout)))
+                } catch {
+                    // Cancelled because the event arrived first.
+                }
             }
-        }
-        defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            try await waiter.wait()
-        } onCancel: {
-            waiter.finish(.failure(CancellationError()))
         }
     }
 }

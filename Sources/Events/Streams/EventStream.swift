@@ -181,25 +181,37 @@ extension EventCenter {
         file: StaticString = #fileID,
         line: UInt = #line
     ) async throws -> E {
+        try await awaitNext(type, from: sender, where: predicate, callSite: CallSite(fileID: file, line: line)) {
+            waiter in
+            timeout.map { timeout in
+                Task {
+                    do {
+                        try await Task.sleep(for: timeout)
+                        waiter.finish(.failure(EventTimeoutError(event: String(describing: E.self), timeout: timeout)))
+                    } catch {
+                        // Cancelled because the event arrived first.
+                    }
+                }
+            }
+        }
+    }
+
+    /// The wait of both `next` forms: registers the listener, starts the timer `startTimer`
+    /// makes (if any), waits for the event, the timer or cancellation, then removes both.
+    func awaitNext<E: Event>(
+        _ type: E.Type, from sender: AnyObject?, where predicate: @escaping @Sendable (E) -> Bool,
+        callSite: CallSite, isolation: isolated (any Actor)? = #isolation,
+        startTimer: (NextEventWaiter<E>) -> Task<Void, Never>?
+    ) async throws -> E {
         let waiter = NextEventWaiter<E>()
         let subscription = register(
-            type, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: CallSite(fileID: file, line: line),
+            type, owner: nil, key: nil, sender: sender, priority: .default, once: false, callSite: callSite,
             handler: { _, event, _ in
                 if predicate(event) { waiter.finish(.success(event)) }
             },
             route: nil)
         defer { subscription.cancel() }
-        let timer: Task<Void, Never>? = timeout.map { timeout in
-            Task {
-                do {
-                    try await Task.sleep(for: timeout)
-                    waiter.finish(.failure(EventTimeoutError(event: String(describing: E.self), timeout: timeout)))
-                } catch {
-                    // Cancelled because the event arrived first.
-                }
-            }
-        }
+        let timer = startTimer(waiter)
         defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
             try await waiter.wait()
