@@ -55,7 +55,8 @@ let package = Package(
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
         .testTarget(
-            name: "EventsRedisTests", dependencies: ["EventsRedis", "RedisServerSupport"], swiftSettings: strictSettings
+            name: "EventsRedisTests", dependencies: ["EventsRedis", "EventsTesting", "RedisServerSupport"],
+            swiftSettings: strictSettings
         ),
     ],
     swiftLanguageModes: [.v6]

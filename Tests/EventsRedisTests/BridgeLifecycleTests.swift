@@ -1,4 +1,5 @@
 import Events
+import EventsTesting
 import Foundation
 import RedisServerSupport
 import Testing
@@ -247,8 +248,7 @@ extension BridgeLifecycleTests {
         configuration.redis.connectTimeout = .milliseconds(200)
         configuration.redis.replyTimeout = .milliseconds(500)
         let center = EventCenter()
-        let received = Log<Int>()
-        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let received = EventRecorder(of: Sequenced.self, in: center)
         let bridge = RedisBridge(center: center, configuration: configuration)
         try bridge.carry(Sequenced.self, mode: mode, direction: .incoming)
         server.kill()
@@ -282,8 +282,8 @@ extension BridgeLifecycleTests {
         try await bridge.start()
         let event = foreignMessage(type: Sequenced.wireName, n: 1)
         _ = try await client.send(mode == .stream ? ["XADD", key, "*", "event", event] : ["PUBLISH", key, event])
-        #expect(await eventually { received.values == [1] })
-        withExtendedLifetime(listener) {}
+        #expect(try await received.next(timeout: .seconds(15)).n == 1)
+        received.expectAllConsumed()
         client.close()
         await bridge.stop()
     }

@@ -1,4 +1,5 @@
 import Events
+import EventsTesting
 import Foundation
 import RedisServerSupport
 import Testing
@@ -256,20 +257,18 @@ struct RedisBridgeTests {
         #expect(try StreamConsumer.entries(fromRead: read).count == 3)
 
         let center = EventCenter()
-        let received = Log<Int>()
-        let listener = center.listen(to: Sequenced.self) { received.append($0.n) }
+        let received = EventRecorder(of: Sequenced.self, in: center)
         let consumer = RedisBridge(
             center: center, configuration: bridgeConfiguration(server, source: "b", errors: errors))
         try consumer.carry(Sequenced.self, mode: .stream)
         try await consumer.start()
-        #expect(await eventually { received.count == 3 })
-        #expect(received.values == [1, 2, 3])
+        let delivered = try await received.waitFor(count: 3, timeout: .seconds(15))
+        #expect(delivered.map(\.n) == [1, 2, 3])
         #expect(
             try await eventually {
                 (try await client.send("XPENDING", RedisArgument(stream), "b")).array?.first?.int == 0
             })
         #expect(errors.all.isEmpty)
-        withExtendedLifetime(listener) {}
         client.close()
         await consumer.stop()
         await publisher.stop()
