@@ -92,7 +92,7 @@ final class DiagnosticsState: @unchecked Sendable {
     struct LeakSource: Hashable {
         let event: EventKey
         let callSite: CallSite?
-        let ownerType: String?
+        let ownerType: TypeIdentity?
     }
 
     /// Whether `count` listeners from `source` deserve a warning: the first time past

@@ -50,31 +50,32 @@ extension EventCenter {
         isObservedFlag.store(observed, ordering: .relaxed)
     }
 
-    /// Checks a new registration for a likely leak (only while that check is on).
+    /// Checks a new registration for a likely leak (only while that check is on). It walks the
+    /// list of the registration's event, comparing call sites and owner types by identity:
+    /// nothing is named unless a warning is given.
     func observeRegistration(_ record: ListenerRecord) {
         guard let threshold = diagnosticsState.diagnostics.leakThreshold,
             let records = registry.snapshot(for: record.eventKey), records.count > threshold
         else { return }
-        let ownerType = record.owner.map { String(describing: type(of: $0)) }
+        let ownerType = record.owner.map { TypeIdentity(of: $0) }
         var fromSite = 0
         var ofOwnerType = 0
         for other in records where other.checkLiveness() {
             if other.callSite == record.callSite { fromSite += 1 }
-            if let ownerType, let owner = other.owner, String(describing: type(of: owner)) == ownerType {
-                ofOwnerType += 1
-            }
+            if let ownerType, let owner = other.owner, TypeIdentity(of: owner) == ownerType { ofOwnerType += 1 }
         }
-        let label = Self.eventLabel(of: record)
         let site = DiagnosticsState.LeakSource(event: record.eventKey, callSite: record.callSite, ownerType: nil)
         if diagnosticsState.shouldWarnOfLeak(site, count: fromSite, threshold: threshold) {
-            diagnosticsState.warn(EventWarning(.likelyLeak, event: label, callSite: record.callSite, count: fromSite))
+            diagnosticsState.warn(
+                EventWarning(.likelyLeak, event: Self.eventLabel(of: record), callSite: record.callSite, count: fromSite))
         }
         if let ownerType {
             let owners = DiagnosticsState.LeakSource(event: record.eventKey, callSite: nil, ownerType: ownerType)
             if diagnosticsState.shouldWarnOfLeak(owners, count: ofOwnerType, threshold: threshold) {
                 diagnosticsState.warn(
                     EventWarning(
-                        .likelyLeak, event: label, callSite: record.callSite, ownerType: ownerType, count: ofOwnerType))
+                        .likelyLeak, event: Self.eventLabel(of: record), callSite: record.callSite,
+                        ownerType: ownerType.description, count: ofOwnerType))
             }
         }
     }

@@ -190,7 +190,7 @@ struct ModelGenerator {
             spec.takesSender = spec.target.isTyped && random.chance(40)
         }
         if random.chance(25) { spec.sender = random.pickIfAny(model.heldTags(of: .sender)) }
-        if mayAct && context == .posting && random.chance(35) { spec.action = action(model, self: id) }
+        if mayAct && context == .posting && random.chance(35) { spec.action = action(model, self: id, once: spec.once) }
         return spec
     }
 
@@ -209,11 +209,15 @@ struct ModelGenerator {
             spec.takesSender =
                 spec.target.isTyped && spec.context != .main && spec.context != .mainOrdered && random.chance(40)
         }
-        if mayAct && spec.context == .posting && random.chance(35) { spec.action = action(model, self: id) }
+        if mayAct && spec.context == .posting && random.chance(35) {
+            spec.action = action(model, self: id, once: spec.once)
+        }
         return spec
     }
 
-    private mutating func action(_ model: ReferenceModel, self id: Int) -> ModelAction {
+    /// What a listener's handler does besides recording. `once`: whether that listener is a
+    /// `once` listener, which acts at most once.
+    private mutating func action(_ model: ReferenceModel, self id: Int, once: Bool) -> ModelAction {
         switch random.below(20) {
         case 0..<8:
             return .dispatch(random.pick(ModelTarget.dispatchable), sender: dispatchSender(model))
@@ -226,6 +230,10 @@ struct ModelGenerator {
         case 15..<18:
             var template = listenerSpec(model, id: 0, mayAct: false)
             template.action = .none
+            // A permanent listener registers on every event it gets: what it registers ends
+            // after one event, or some seeds grow the population without bound (a run that
+            // never ends). Its random draws are the same either way.
+            if !once { template.once = true }
             return .listen(template)
         default:
             let tags = model.heldTags(of: .owner) + model.heldTags(of: .sender)
