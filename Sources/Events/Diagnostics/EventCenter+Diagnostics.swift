@@ -67,7 +67,8 @@ extension EventCenter {
         let site = DiagnosticsState.LeakSource(event: record.eventKey, callSite: record.callSite, ownerType: nil)
         if diagnosticsState.shouldWarnOfLeak(site, count: fromSite, threshold: threshold) {
             diagnosticsState.warn(
-                EventWarning(.likelyLeak, event: Self.eventLabel(of: record), callSite: record.callSite, count: fromSite))
+                EventWarning(
+                    .likelyLeak, event: Self.eventLabel(of: record), callSite: record.callSite, count: fromSite))
         }
         if let ownerType {
             let owners = DiagnosticsState.LeakSource(event: record.eventKey, callSite: nil, ownerType: ownerType)
