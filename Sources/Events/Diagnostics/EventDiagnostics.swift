@@ -38,8 +38,8 @@ public struct EventDiagnostics: Sendable, Hashable {
     /// four times, and so on. Nil for no warning.
     public var leakThreshold: Int?
 
-    /// Warn when a dispatch happens inside this many dispatches already running on its thread
-    /// (handlers that dispatch, whose listeners dispatch...); nil for no warning.
+    /// Warn when a dispatch happens inside more than this many dispatches already running on
+    /// its thread (handlers that dispatch, whose listeners dispatch...); nil for no warning.
     public var nestingThreshold: Int?
 
     /// Which handlers ``slowListenerThreshold`` applies to.
