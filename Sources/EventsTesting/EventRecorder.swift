@@ -89,14 +89,12 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
         self.init(
-            subject: "\(E.self)\(from)",
+            subject: "\(E.self)" + fromDescription(sender),
             callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         ) { state in
             center.listen(to: type, from: sender, file: fileID, line: line) { event, sender in
-                let resumptions = state.withLock { $0.append(event, sender: sender.map(RecordedSender.init)) }
-                resumptions.resumeAll()
+                state.record(event, sender: sender)
             }
         }
     }
@@ -173,14 +171,12 @@ extension EventRecorder where E == NamedEvent {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
         self.init(
-            subject: "events named \(name)\(from)",
+            subject: "events named \(name)" + fromDescription(sender),
             callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         ) { state in
             center.listen(to: name, from: sender, file: fileID, line: line) { event in
-                let resumptions = state.withLock { $0.append(event, sender: event.sender.map(RecordedSender.init)) }
-                resumptions.resumeAll()
+                state.record(event, sender: event.sender)
             }
         }
     }
@@ -211,16 +207,28 @@ extension EventRecorder where E == NamedEvent {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let from = sender.map { " from \(Swift.type(of: $0))" } ?? ""
         self.init(
-            subject: "every named event\(from)",
+            subject: "every named event" + fromDescription(sender),
             callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         ) { state in
             center.listenToAllNames(from: sender, file: fileID, line: line) { event in
-                let resumptions = state.withLock { $0.append(event, sender: event.sender.map(RecordedSender.init)) }
-                resumptions.resumeAll()
+                state.record(event, sender: event.sender)
             }
         }
+    }
+}
+
+/// " from Editor" for a recorder filtering on a sender, for its description.
+private func fromDescription(_ sender: AnyObject?) -> String {
+    sender.map { " from \(type(of: $0))" } ?? ""
+}
+
+extension LockedState {
+    /// Records `event` and resumes the waits it completes, after unlocking: the body of every
+    /// recorder's listener.
+    func record<E: Event>(_ event: E, sender: Sender?) where State == RecorderState<E> {
+        let resumptions = withLock { $0.append(event, sender: sender.map(RecordedSender.init)) }
+        resumptions.resumeAll()
     }
 }
 
