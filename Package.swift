@@ -51,7 +51,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
-        .testTarget(name: "EventsTests", dependencies: ["Events"], swiftSettings: strictSettings),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "EventsTesting"], swiftSettings: strictSettings),
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
         .testTarget(
