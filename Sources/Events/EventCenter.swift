@@ -90,6 +90,8 @@ public final class EventCenter: Sendable {
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
     let pendingDeliveries = PendingDeliveries()
+    /// Current values and events held for their first listener.
+    let flowControl = FlowControlState()
 
     /// Receives every error thrown by a listener's handler, from any context and thread.
     ///
