@@ -21,6 +21,11 @@ extension EventCenter {
     ///     held weakly; once it deinitializes the listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
+    ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
+    ///     another context than the posting thread: with `on: .postingThread` (the default) and
+    ///     a non-nil value the program stops with a precondition failure, so pass
+    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil (every
+    ///     event is delivered).
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
@@ -33,14 +38,16 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: consuming @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
-        guard delivery.isPostingThread else {
+        guard delivery.isPostingThread, coalescing == nil else {
             return listen(
-                type, in: delivery, sender: sender, priority: priority, once: once, callSite: callSite, handler)
+                type, in: delivery, sender: sender, priority: priority, once: once, coalescing: coalescing,
+                callSite: callSite, handler)
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
@@ -55,11 +62,11 @@ extension EventCenter {
     @usableFromInline
     func listen<E: Event>(
         _ type: E.Type, in delivery: Delivery, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
+        coalescing: Coalescing?, callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery.kind
+            delivery: delivery.kind, coalescing: coalescing
         ) { _, event, _ in try handler(event) }
     }
 
@@ -79,13 +86,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
         ) { _, event, sender in try handler(event, sender) }
     }
 
@@ -134,6 +142,11 @@ extension EventCenter {
     ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
     ///   - priority: Higher runs earlier; ties run in registration order.
     ///   - once: When true, the listener ends after its first event.
+    ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
+    ///     another context than the posting thread: with `on: .postingThread` (the default) and
+    ///     a non-nil value the program stops with a precondition failure, so pass
+    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil (every
+    ///     event is delivered).
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives the owner and each event.
@@ -149,13 +162,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
         ) { owner, event, _ in try handler(owner, event) }
     }
 
@@ -170,13 +184,15 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing,
+            body: handler)
     }
 
     // MARK: Registration
@@ -192,8 +208,14 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         delivery: Delivery.Kind = .postingThread,
+        coalescing: Coalescing? = nil,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
+        if let coalescing {
+            return registerCoalesced(
+                type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
+                callSite: callSite, delivery: delivery, coalescing: coalescing, run: run)
+        }
         let route: (any AsyncRoute<E>)?
         if case .postingThread = delivery {
             route = nil
@@ -245,13 +267,13 @@ extension EventCenter {
     /// owner already typed (no wrapper closure per call); elsewhere it goes through a route.
     func registerOwned<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind,
+        callSite: CallSite, delivery: Delivery.Kind, coalescing: Coalescing?,
         body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
-        guard case .postingThread = delivery else {
+        guard case .postingThread = delivery, coalescing == nil else {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-                delivery: delivery
+                delivery: delivery, coalescing: coalescing
             ) { owner, event, sender in
                 // A checked cast: this runs once per queued delivery, next to a hop to another
                 // context, where an unchecked one would not show.
