@@ -42,7 +42,7 @@
 /// - A coalesced listener needs a context: registering one with `on: .postingThread` (the
 ///   default of the `Delivery` forms) stops the program with a precondition failure.
 ///
-/// See <doc:Coalescing> for when to use which mode.
+/// See <doc:CoalescingAndDebouncing> for when to use which mode.
 public struct Coalescing: Sendable {
     enum Mode: Sendable {
         case latest

@@ -65,8 +65,9 @@ struct CoalescingLifetimeTests {
         let heard = Recorder<Int>()
         var owner: Probe? = Probe("owner")
         let weakOwner = WeakBox(owner!)
-        center.listen(to: Tick.self, owner: owner!, on: .background, coalescing: .debounce(for: .seconds(1), clock: clock))
-        { _, tick in heard.record(tick.n) }
+        center.listen(
+            to: Tick.self, owner: owner!, on: .background, coalescing: .debounce(for: .seconds(1), clock: clock)
+        ) { _, tick in heard.record(tick.n) }
         center.dispatch(Tick(n: 1))
         try await clock.waitForSleepers(count: 1)
         owner = nil
