@@ -58,6 +58,29 @@ struct CoalescingLifetimeTests {
         #expect(heard.values == [1])
     }
 
+    @Test("remove cancels the timer and drops the waiting event even while the subscription is kept")
+    func removeWithKeptSubscription() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let heard = Recorder<Int>()
+        let owner = Probe("owner")
+        let subscription = center.listen(
+            to: Carried.self, owner: owner, on: .background, coalescing: .debounce(for: .seconds(1), clock: clock)
+        ) { _, carried in heard.record(carried.n) }
+        var payload: Probe? = Probe("payload")
+        let weakPayload = WeakBox(payload!)
+        center.dispatch(Carried(n: 1, payload: payload!))
+        payload = nil
+        try await clock.waitForSleepers(count: 1)
+        center.remove(owner)
+        #expect(weakPayload.object == nil)
+        #expect(await eventually { clock.sleeperCount == 0 })
+        clock.advance(by: .seconds(5))
+        await center.idle()
+        #expect(heard.values.isEmpty)
+        #expect(!subscription.isActive)
+    }
+
     @Test("an owner that dies while a debounce waits is released, and its event is never delivered")
     func ownerDeathDropsEvent() async throws {
         let center = EventCenter()
