@@ -24,6 +24,11 @@ extension EventCenter {
     ///   - receivingCurrent: When true, the listener first receives the current values of `E`
     ///     (kept by `dispatch(_:from:keepingCurrent:file:line:)`) in its own context, before any
     ///     newer event. Defaults to false.
+    ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
+    ///     another context than the posting thread: with `on: .postingThread` (the default) and
+    ///     a non-nil value the program stops with a precondition failure, so pass
+    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil (every
+    ///     event is delivered).
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
@@ -37,15 +42,17 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: consuming @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
-        guard delivery.isPostingThread else {
+        guard delivery.isPostingThread, coalescing == nil else {
             return listen(
-                type, in: delivery, sender: sender, priority: priority, once: once,
-                receivingCurrent: receivingCurrent, callSite: callSite, handler)
+                type, in: delivery, sender: sender, priority: priority, once: once, receivingCurrent: receivingCurrent,
+                coalescing: coalescing,
+                callSite: callSite, handler)
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
@@ -60,11 +67,12 @@ extension EventCenter {
     @usableFromInline
     func listen<E: Event>(
         _ type: E.Type, in delivery: Delivery, sender: AnyObject?, priority: Priority, once: Bool,
-        receivingCurrent: Bool = false, callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
+        receivingCurrent: Bool = false, coalescing: Coalescing?, callSite: CallSite,
+        _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery.kind, receivingCurrent: receivingCurrent
+            delivery: delivery.kind, receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { _, event, _ in try handler(event) }
     }
 
@@ -85,13 +93,15 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { _, event, sender in try handler(event, sender) }
     }
 
@@ -142,6 +152,11 @@ extension EventCenter {
     ///   - once: When true, the listener ends after its first event.
     ///   - receivingCurrent: When true, the listener first receives the current values of `E`
     ///     in its own context, before any newer event; see ``CurrentValueScope``.
+    ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
+    ///     another context than the posting thread: with `on: .postingThread` (the default) and
+    ///     a non-nil value the program stops with a precondition failure, so pass
+    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil (every
+    ///     event is delivered).
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives the owner and each event.
@@ -158,13 +173,15 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { owner, event, _ in try handler(owner, event) }
     }
 
@@ -180,6 +197,7 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
@@ -187,6 +205,7 @@ extension EventCenter {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing,
             body: handler)
     }
 
@@ -204,8 +223,15 @@ extension EventCenter {
         callSite: CallSite,
         delivery: Delivery.Kind = .postingThread,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
+        if let coalescing {
+            return registerCoalesced(
+                type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
+                callSite: callSite, delivery: delivery, coalescing: coalescing, receivingCurrent: receivingCurrent,
+                run: run)
+        }
         let route: (any AsyncRoute<E>)?
         if case .postingThread = delivery {
             route = nil
@@ -259,13 +285,13 @@ extension EventCenter {
     /// owner already typed (no wrapper closure per call); elsewhere it goes through a route.
     func registerOwned<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool = false,
+        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool = false, coalescing: Coalescing?,
         body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
-        guard case .postingThread = delivery else {
+        guard case .postingThread = delivery, coalescing == nil else {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-                delivery: delivery, receivingCurrent: receivingCurrent
+                delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
             ) { owner, event, sender in
                 // A checked cast: this runs once per queued delivery, next to a hop to another
                 // context, where an unchecked one would not show.

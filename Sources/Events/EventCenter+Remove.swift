@@ -43,13 +43,19 @@ extension EventCenter {
             lists = registry.snapshotAll()
         }
         var touched: [EventKey] = []
+        var hooked: [ListenerRecord] = []
         for (key, records) in lists {
             var retiredAny = false
             for record in records where record.ownerID == ownerID && record.owner === owner && matches(record) {
-                retiredAny = record.retire(.cancelled) || retiredAny
+                guard record.retire(.cancelled) else { continue }
+                retiredAny = true
+                if record.traits.contains(.cancelHook) { hooked.append(record) }
             }
             if retiredAny { touched.append(key) }
         }
         if !touched.isEmpty { registry.purge(touched) }
+        // As `removeAllListeners` does: a record with something to tear down (a coalesced
+        // listener's timer and waiting event) is told after it left its list.
+        for record in hooked { record.didCancel() }
     }
 }

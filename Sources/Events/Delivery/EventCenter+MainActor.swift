@@ -18,8 +18,10 @@ extension EventCenter {
     ///
     /// See ``MainActorDelivery`` for when the handler runs inline and when it is enqueued. Events
     /// reach the listener in dispatch order (per-listener FIFO); a listener cancelled before an
-    /// event's turn comes skips it. Otherwise the same rules and parameters as
-    /// the posting-thread closure form `listen(to:) { event in }`.
+    /// event's turn comes skips it. Pass `coalescing:` to merge bursts into fewer deliveries (see
+    /// ``Coalescing``; with ``Coalescing/mainActorTurn`` the handler is always enqueued, even
+    /// with `.main`). Otherwise the same rules and parameters as the posting-thread closure form
+    /// `listen(to:) { event in }`.
     public func listen<E: Event>(
         to type: E.Type,
         on delivery: MainActorDelivery,
@@ -27,13 +29,15 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -47,13 +51,15 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { _, event, sender in
             try MainActor.assumeIsolated { try handler(event, sender) }
         }
@@ -88,6 +94,7 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
@@ -95,7 +102,7 @@ extension EventCenter {
         registerOnMainActor(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
-            handler: handler)
+            coalescing: coalescing, handler: handler)
     }
 
     /// Registers an owner-bound main-actor listener. A function of its own, generic over the
@@ -103,12 +110,12 @@ extension EventCenter {
     /// delivery, does not carry the generic context of the caller's key.
     private func registerOnMainActor<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool,
+        callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool = false, coalescing: Coalescing?,
         handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery, receivingCurrent: receivingCurrent
+            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { owner, event, _ in
             // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
             // made inline on the main thread. Safe because the owner handed here is the one
@@ -124,8 +131,14 @@ extension EventCenter {
         _ type: E.Type, eventKey: EventKey = EventKey(E.self), owner: (any AnyObject & Sendable)?, key: ListenerKey?,
         sender: AnyObject?,
         priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool = false,
-        run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
+        coalescing: Coalescing? = nil, run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
+        if let coalescing {
+            return registerCoalescedOnMainActor(
+                type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
+                callSite: callSite, delivery: delivery, coalescing: coalescing, receivingCurrent: receivingCurrent,
+                run: run)
+        }
         let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
@@ -156,7 +169,8 @@ extension EventCenter {
     /// event whose turn comes after that is skipped. Events reach the handler one at a time in
     /// dispatch order (per-listener FIFO), even though each call is an actor hop. With a `key`,
     /// a repeated registration with the same actor, key, event type and sender is ignored;
-    /// remove it with `remove(actor, key:)`.
+    /// remove it with `remove(actor, key:)`. Pass `coalescing:` to merge bursts into fewer
+    /// deliveries (see ``Coalescing``).
     @discardableResult
     public func listen<E: Event, A: Actor>(
         to type: E.Type,
@@ -166,11 +180,19 @@ extension EventCenter {
         priority: Priority = .default,
         once: Bool = false,
         receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, E) throws -> Void
     ) -> Subscription {
-        register(
+        if let coalescing {
+            return registerCoalesced(
+                type, eventKey: EventKey(E.self), actor: actor, key: ListenerKey.given(key), sender: sender,
+                priority: priority, once: once, callSite: CallSite(fileID: file, line: line), coalescing: coalescing,
+                receivingCurrent: receivingCurrent
+            ) { actor, event, _ in try handler(actor, event) }
+        }
+        return register(
             type, owner: actor, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) }, receivingCurrent: receivingCurrent

@@ -30,6 +30,10 @@ extension EventCenter {
     ///     listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
+    ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
+    ///     another context than the posting thread: with `on: .postingThread` (the default) and
+    ///     a non-nil value the program stops with a precondition failure, so pass
+    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
@@ -39,13 +43,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
             .name(name.rawValue), owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
         ) { _, event in try handler(event) }
     }
 
@@ -82,13 +87,15 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamedOwned(
             .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing,
+            handler: handler)
     }
 
     // MARK: Listening to every name
@@ -112,13 +119,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
             .anyName, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
         ) { _, event in try handler(event) }
     }
 
@@ -134,13 +142,15 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamedOwned(
             .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, handler: handler)
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing,
+            handler: handler)
     }
 
     /// Registers an owner-bound `NamedEvent` listener under `eventKey`. A function of its own,
@@ -148,11 +158,12 @@ extension EventCenter {
     /// delivery, does not carry the generic context of the caller's key.
     private func registerNamedOwned<Owner: AnyObject & Sendable>(
         _ eventKey: EventKey, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind, handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
+        callSite: CallSite, delivery: Delivery.Kind, coalescing: Coalescing?,
+        handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
             eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery
+            delivery: delivery, coalescing: coalescing
         ) { owner, event in
             // Unchecked: a checked cast is a runtime call for every such listener of every
             // dispatch. Safe because the owner handed to a handler is the one loaded from the
@@ -173,11 +184,12 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         delivery: Delivery.Kind,
+        coalescing: Coalescing?,
         handler: @escaping @Sendable (AnyObject?, NamedEvent) throws -> Void
     ) -> Subscription {
         register(
             NamedEvent.self, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority,
-            once: once, callSite: callSite, delivery: delivery
+            once: once, callSite: callSite, delivery: delivery, coalescing: coalescing
         ) { owner, event, _ in try handler(owner, event) }
     }
 

@@ -7,14 +7,15 @@ extension EventCenter {
     /// }
     /// ```
     ///
-    /// Scheduling as described by ``MainActorDelivery``; otherwise the rules of
-    /// `listen(to: name) { event in }`.
+    /// Scheduling as described by ``MainActorDelivery``; `coalescing:` merges bursts into fewer
+    /// deliveries (see ``Coalescing``). Otherwise the rules of `listen(to: name) { event in }`.
     public func listen(
         to name: EventName,
         on delivery: MainActorDelivery,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (NamedEvent) throws -> Void
@@ -22,7 +23,7 @@ extension EventCenter {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery
+            delivery: delivery, coalescing: coalescing
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -44,6 +45,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
@@ -51,7 +53,7 @@ extension EventCenter {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: nil, sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery
+            delivery: delivery, coalescing: coalescing
         ) { owner, event, _ in
             // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
             // made inline on the main thread. Safe because the owner handed here is the one
@@ -79,7 +81,8 @@ extension EventCenter {
     /// }
     /// ```
     ///
-    /// Events reach the handler one at a time, in dispatch order.
+    /// Events reach the handler one at a time, in dispatch order; `coalescing:` merges bursts
+    /// into fewer deliveries (see ``Coalescing``).
     @discardableResult
     public func listen<A: Actor>(
         to name: EventName,
@@ -87,11 +90,18 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, NamedEvent) throws -> Void
     ) -> Subscription {
-        register(
+        if let coalescing {
+            return registerCoalesced(
+                NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, key: nil, sender: sender,
+                priority: priority, once: once, callSite: CallSite(fileID: file, line: line), coalescing: coalescing
+            ) { actor, event, _ in try handler(actor, event) }
+        }
+        return register(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: nil, sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) })
