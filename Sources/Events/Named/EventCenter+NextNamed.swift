@@ -17,6 +17,9 @@ extension EventCenter {
     ///   - predicate: Which event counts; defaults to the first one.
     ///   - timeout: How long to wait at most; nil (the default) waits until the event comes or
     ///     the task is cancelled.
+    ///   - isolation: The actor the caller runs on; leave the default.
+    ///   - file: The call site, recorded for diagnostics. Leave the default.
+    ///   - line: The call site, recorded for diagnostics. Leave the default.
     /// - Throws: ``EventTimeoutError`` (whose `event` is the name) when `timeout` passes first;
     ///   `CancellationError` when the waiting task is cancelled. Either way the listener is removed.
     public func next(
