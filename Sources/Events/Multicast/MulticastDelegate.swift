@@ -40,7 +40,8 @@
 /// - **Threading.** `invoke` and its siblings call the delegates synchronously, on the calling
 ///   thread, before returning. See "Sendability" below.
 /// - **Errors.** If a closure throws, the remaining delegates are not called and the error is
-///   rethrown.
+///   rethrown. ``invokeCollectingFailures(_:)`` instead calls every delegate and returns the
+///   failures.
 ///
 /// ## Sendability
 ///
@@ -185,12 +186,46 @@ public final class MulticastDelegate<Delegate> {
     ///
     /// The calls happen synchronously on the calling thread. Delegates added while this runs are
     /// not called; delegates removed or deinitialized before their turn are skipped. If `body`
-    /// throws, the remaining delegates are not called and the error is rethrown.
+    /// throws, the remaining delegates are not called and the error is rethrown; to call them
+    /// all and collect the errors, use ``invokeCollectingFailures(_:)``.
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
         try forEach { delegate in
             try body(delegate)
             return true
         }
+    }
+
+    /// Calls `body` with every live delegate, in order of addition, even when some calls throw,
+    /// and returns the failures.
+    ///
+    /// Use it where one failing delegate must not keep the others from hearing the news, as a
+    /// throwing listener never stops the other listeners of an ``EventCenter``:
+    ///
+    /// ```swift
+    /// let failures = delegates.invokeCollectingFailures { try $0.flush() }
+    /// for failure in failures { log(failure.description) }
+    /// ```
+    ///
+    /// Rules:
+    /// - Every delegate that ``invoke(_:)`` would call is called, in the same order, with the
+    ///   same snapshot and reentrancy rules: delegates added during the call are not called;
+    ///   delegates removed or deinitialized before their turn are skipped.
+    /// - A delegate whose call throws adds one ``DelegateFailure`` (the delegate and the error)
+    ///   to the result, and the next delegate is called. The failures come in order of addition;
+    ///   the result is empty when no call threw.
+    /// - Each failure keeps its delegate alive until the failure is let go.
+    @discardableResult
+    public func invokeCollectingFailures(_ body: (Delegate) throws -> Void) -> [DelegateFailure<Delegate>] {
+        var failures: [DelegateFailure<Delegate>] = []
+        forEach { delegate in
+            do {
+                try body(delegate)
+            } catch {
+                failures.append(DelegateFailure(delegate: delegate, error: error))
+            }
+            return true
+        }
+        return failures
     }
 
     /// Asks every live delegate and returns the answers, in order of addition.

@@ -37,10 +37,15 @@ extension EventCenter {
     ///     controller.view.backgroundColor = try event[.color]
     /// }
     /// ```
+    ///
+    /// With a `key`, a repeated registration with the same owner, key, name and sender is
+    /// ignored and returns the existing subscription (see the posting-thread owner-bound form);
+    /// remove it with `remove(owner, key:, for: name)`.
     @discardableResult
     public func listen<Owner: AnyObject & Sendable>(
         to name: EventName,
         owner: Owner,
+        key: some Hashable & Sendable = Never?.none,
         on delivery: MainActorDelivery,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
@@ -51,7 +56,7 @@ extension EventCenter {
         _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: nil, sender: sender,
+            NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
             delivery: delivery, coalescing: coalescing
         ) { owner, event, _ in
@@ -82,11 +87,13 @@ extension EventCenter {
     /// ```
     ///
     /// Events reach the handler one at a time, in dispatch order; `coalescing:` merges bursts
-    /// into fewer deliveries (see ``Coalescing``).
+    /// into fewer deliveries (see ``Coalescing``). With a `key`, a repeated registration with the
+    /// same actor, key, name and sender is ignored; remove it with `remove(actor, key:, for: name)`.
     @discardableResult
     public func listen<A: Actor>(
         to name: EventName,
         isolatedTo actor: A,
+        key: some Hashable & Sendable = Never?.none,
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
@@ -97,12 +104,13 @@ extension EventCenter {
     ) -> Subscription {
         if let coalescing {
             return registerCoalesced(
-                NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, key: nil, sender: sender,
-                priority: priority, once: once, callSite: CallSite(fileID: file, line: line), coalescing: coalescing
+                NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, key: ListenerKey.given(key),
+                sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
+                coalescing: coalescing
             ) { actor, event, _ in try handler(actor, event) }
         }
         return register(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: nil, sender: sender,
+            NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: ListenerKey.given(key), sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
             route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) })
     }
