@@ -30,6 +30,9 @@ extension EventCenter {
     ///     listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
+    ///   - receivingCurrent: When true, the listener first receives the name's current values
+    ///     (kept by `dispatch(_:from:data:payload:keepingCurrent:file:line:)`) in its own context,
+    ///     before any newer event. A listener of every name receives those of every name.
     ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
     ///     another context than the posting thread: with `on: .postingThread` (the default) and
     ///     a non-nil value the program stops with a precondition failure, so pass
@@ -43,6 +46,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -50,7 +54,8 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .name(name.rawValue), owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { _, event in try handler(event) }
     }
 
@@ -87,6 +92,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -94,7 +100,8 @@ extension EventCenter {
     ) -> Subscription {
         registerNamedOwned(
             .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing,
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind,
+            receivingCurrent: receivingCurrent, coalescing: coalescing,
             handler: handler)
     }
 
@@ -119,6 +126,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -126,7 +134,8 @@ extension EventCenter {
     ) -> Subscription {
         registerNamed(
             .anyName, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { _, event in try handler(event) }
     }
 
@@ -142,6 +151,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -149,7 +159,8 @@ extension EventCenter {
     ) -> Subscription {
         registerNamedOwned(
             .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, coalescing: coalescing,
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            coalescing: coalescing,
             handler: handler)
     }
 
@@ -158,12 +169,12 @@ extension EventCenter {
     /// delivery, does not carry the generic context of the caller's key.
     private func registerNamedOwned<Owner: AnyObject & Sendable>(
         _ eventKey: EventKey, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind, coalescing: Coalescing?,
+        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool, coalescing: Coalescing?,
         handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerNamed(
             eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery, coalescing: coalescing
+            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { owner, event in
             // Unchecked: a checked cast is a runtime call for every such listener of every
             // dispatch. Safe because the owner handed to a handler is the one loaded from the
@@ -184,12 +195,14 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         delivery: Delivery.Kind,
+        receivingCurrent: Bool,
         coalescing: Coalescing?,
         handler: @escaping @Sendable (AnyObject?, NamedEvent) throws -> Void
     ) -> Subscription {
         register(
             NamedEvent.self, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority,
-            once: once, callSite: callSite, delivery: delivery, coalescing: coalescing
+            once: once, callSite: callSite, delivery: delivery, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { owner, event, _ in try handler(owner, event) }
     }
 

@@ -24,13 +24,16 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             NamedEvent.self, eventKey: .anyName, owner: nil, key: nil, sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery
+            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery,
+            receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -63,13 +66,16 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerAllNamesOnMainActor(
             owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, handler: handler)
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
+            coalescing: coalescing, handler: handler)
     }
 
     /// Calls `handler` isolated to `actor` with every named event, for as long as the actor
@@ -96,14 +102,24 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
+        coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, NamedEvent) throws -> Void
     ) -> Subscription {
-        register(
+        if let coalescing {
+            return registerCoalesced(
+                NamedEvent.self, eventKey: .anyName, actor: actor, key: ListenerKey.given(key), sender: sender,
+                priority: priority, once: once, callSite: CallSite(fileID: file, line: line), coalescing: coalescing,
+                receivingCurrent: receivingCurrent
+            ) { actor, event, _ in try handler(actor, event) }
+        }
+        return register(
             NamedEvent.self, eventKey: .anyName, owner: actor, key: ListenerKey.given(key), sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) })
+            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) },
+            receivingCurrent: receivingCurrent)
     }
 
     /// Registers an owner-bound main-actor listener of every name. A function of its own,
@@ -111,11 +127,13 @@ extension EventCenter {
     /// delivery, does not carry the generic context of the caller's key.
     private func registerAllNamesOnMainActor<Owner: AnyObject & Sendable>(
         owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool, callSite: CallSite,
-        delivery: MainActorDelivery, handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
+        delivery: MainActorDelivery, receivingCurrent: Bool, coalescing: Coalescing?,
+        handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             NamedEvent.self, eventKey: .anyName, owner: owner, key: key, sender: sender, priority: priority,
-            once: once, callSite: callSite, delivery: delivery
+            once: once, callSite: callSite, delivery: delivery, receivingCurrent: receivingCurrent,
+            coalescing: coalescing
         ) { owner, event, _ in
             // Unchecked, as in the other owner-bound main-actor forms: the owner handed here is
             // the one loaded from this listener's own record, which holds the `Owner` given at

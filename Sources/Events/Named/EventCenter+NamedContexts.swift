@@ -15,6 +15,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -23,7 +24,7 @@ extension EventCenter {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery, coalescing: coalescing
+            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -50,6 +51,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -58,7 +60,7 @@ extension EventCenter {
         registerOnMainActor(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery, coalescing: coalescing
+            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
         ) { owner, event, _ in
             // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
             // made inline on the main thread. Safe because the owner handed here is the one
@@ -97,6 +99,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         coalescing: Coalescing? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
@@ -106,13 +109,14 @@ extension EventCenter {
             return registerCoalesced(
                 NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, key: ListenerKey.given(key),
                 sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-                coalescing: coalescing
+                coalescing: coalescing, receivingCurrent: receivingCurrent
             ) { actor, event, _ in try handler(actor, event) }
         }
         return register(
             NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: ListenerKey.given(key), sender: sender,
             priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) })
+            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) },
+            receivingCurrent: receivingCurrent)
     }
 
     /// The events dispatched under `name` as an `AsyncSequence`, with the rules of
@@ -127,11 +131,12 @@ extension EventCenter {
         named name: EventName,
         from sender: AnyObject? = nil,
         bufferingPolicy: EventBufferingPolicy = .unbounded,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> EventStream<NamedEvent> {
         makeStream(
             of: NamedEvent.self, eventKey: .name(name.rawValue), sender: sender, bufferingPolicy: bufferingPolicy,
-            callSite: CallSite(fileID: file, line: line))
+            receivingCurrent: receivingCurrent, callSite: CallSite(fileID: file, line: line))
     }
 }

@@ -207,3 +207,30 @@ struct CurrentValueTests {
         #expect(center.currentValue(named: "cart", from: cart) == nil)
     }
 }
+
+@Suite("Current values of named events")
+struct NamedCurrentValueTests {
+    @Test("every named registration form can start from the current value")
+    func namedForms() async throws {
+        let center = EventCenter()
+        center.dispatch("theme", data: "dark", keepingCurrent: .perType)
+        center.dispatch("locale", data: "fr", keepingCurrent: .perType)
+        let named = Recorder<String>()
+        let byName = center.listen(to: "theme", receivingCurrent: true) { named.record(try $0.data(as: String.self)) }
+        #expect(named.values == ["dark"])
+        let every = Recorder<String>()
+        let allNames = center.listenToAllNames(receivingCurrent: true) { every.record($0.name.rawValue) }
+        // Every name's current value, in the order they were kept.
+        #expect(every.values == ["theme", "locale"])
+        let stream = center.events(named: "locale", receivingCurrent: true)
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next()?.data(as: String.self) == "fr")
+        let onMain = Recorder<String>()
+        let mainListener = center.listen(to: "theme", on: .mainOrdered, receivingCurrent: true) { event in
+            onMain.record(try event.data(as: String.self))
+        }
+        await center.idle()
+        #expect(onMain.values == ["dark"])
+        _ = (byName, allNames, mainListener)
+    }
+}

@@ -29,25 +29,30 @@ struct NamedFormsSpellingTests {
         // A name, in a `Delivery`.
         subscriptions.append(
             center.listen(
-                to: "n", on: .background, from: sender, priority: .high, once: true, file: #fileID, line: #line
+                to: "n", on: .background, from: sender, priority: .high, once: true, receivingCurrent: false,
+                coalescing: nil, file: #fileID, line: #line
             ) { _ in })
         center.listen(
             to: "n", owner: model, key: "delivery", on: .postingThread, from: sender, priority: .low, once: false,
+            receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // A name, on the main actor.
         subscriptions.append(
             center.listen(
-                to: "n", on: MainActorDelivery.main, from: sender, priority: .default, once: true, file: #fileID,
+                to: "n", on: MainActorDelivery.main, from: sender, priority: .default, once: true,
+                receivingCurrent: false, coalescing: nil, file: #fileID,
                 line: #line
             ) { _ in })
         center.listen(
             to: "n", owner: console, key: "main", on: .mainOrdered, from: sender, priority: .high, once: true,
+            receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // A name, on an actor.
         center.listen(
-            to: "n", isolatedTo: archive, key: "actor", from: sender, priority: .low, once: true, file: #fileID,
+            to: "n", isolatedTo: archive, key: "actor", from: sender, priority: .low, once: true,
+            receivingCurrent: false, coalescing: nil, file: #fileID,
             line: #line
         ) { _, _ in }
         #expect(center.listenerCount(for: "n") == 5)
@@ -55,24 +60,29 @@ struct NamedFormsSpellingTests {
         // Every name, in a `Delivery`.
         subscriptions.append(
             center.listenToAllNames(
-                on: .background, from: sender, priority: .high, once: true, file: #fileID, line: #line
+                on: .background, from: sender, priority: .high, once: true, receivingCurrent: false, coalescing: nil,
+                file: #fileID, line: #line
             ) { _ in })
         center.listenToAllNames(
             owner: model, key: "delivery", on: .postingThread, from: sender, priority: .low, once: false,
+            receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // Every name, on the main actor.
         subscriptions.append(
             center.listenToAllNames(
-                on: MainActorDelivery.main, from: sender, priority: .default, once: true, file: #fileID, line: #line
+                on: MainActorDelivery.main, from: sender, priority: .default, once: true, receivingCurrent: false,
+                coalescing: nil, file: #fileID, line: #line
             ) { _ in })
         center.listenToAllNames(
             owner: console, key: "main", on: .mainOrdered, from: sender, priority: .high, once: true,
+            receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // Every name, on an actor.
         center.listenToAllNames(
-            isolatedTo: archive, key: "actor", from: sender, priority: .low, once: true, file: #fileID, line: #line
+            isolatedTo: archive, key: "actor", from: sender, priority: .low, once: true, receivingCurrent: false,
+            coalescing: nil, file: #fileID, line: #line
         ) { _, _ in }
         #expect(center.allNamesListenerCount == 5)
 
