@@ -1,9 +1,11 @@
 import Events
 import Foundation
+import Synchronization
 
 // A shop app: the cart announces every change, a badge that appears late still shows the
 // cart, a validator refuses an empty checkout before payment hears of it, and a deep link
-// that arrives during launch waits for the screen that opens it.
+// that arrives during launch waits for the screen that opens it; a summary panel refreshes once
+// per main-actor turn however many changes a turn makes.
 
 struct CartChanged: Event {
     let items: Int
@@ -55,6 +57,16 @@ func runShopDemo() async {
     cart.set(items: 3)
     await center.idle()
 
+    timeline.step("a quick burst of five changes: the summary panel refreshes once per main-actor turn")
+    let refreshes = Counter()
+    let summary = center.listen(to: CartChanged.self, on: .main, coalescing: .mainActorTurn) { cart in
+        refreshes.increment()
+        timeline.call("summary panel", "refreshes once, showing \(cart.items) items")
+    }
+    for items in 4...8 { cart.set(items: items) }
+    await center.idle()
+    timeline.note("five changes, \(refreshes.value) refresh; the badge, not coalesced, showed each")
+
     timeline.step("checkout: a validator at high priority guards payment")
     let validator = center.listen(to: CheckoutRequested.self, priority: .high) { request in
         guard request.items > 0 else {
@@ -81,5 +93,12 @@ func runShopDemo() async {
         timeline.call("second screen", "opens \(link.path)")
     }
     timeline.note("nothing for the second screen")
-    withExtendedLifetime((badge, validator, payment, router, other)) {}
+    withExtendedLifetime((badge, summary, validator, payment, router, other)) {}
+}
+
+/// Counts from any thread.
+private final class Counter: Sendable {
+    private let storage = Atomic<Int>(0)
+    func increment() { storage.add(1, ordering: .relaxed) }
+    var value: Int { storage.load(ordering: .relaxed) }
 }
