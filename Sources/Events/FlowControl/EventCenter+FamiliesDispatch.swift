@@ -17,7 +17,10 @@ extension EventCenter {
     /// of the event, if family listeners exist, and runs the observed loop if diagnostics or a
     /// tracer ask for it, else the plain loop (merged with the family listeners, if any).
     /// `listeners` are the event's own listeners, nil when it has none.
-    @usableFromInline
+    // Inlinable, as `dispatch`, so that the loops it runs are specialized for the event type:
+    // a center with family listeners still dispatches unrelated types through the specialized
+    // plain loop.
+    @inlinable
     func slowDispatch<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
         collector: ReportCollector? = nil
@@ -29,6 +32,8 @@ extension EventCenter {
         }
         guard let families else {
             guard let listeners else { return 0 }
+            // Without a collector, the loop of `dispatch` itself (the collector's tests fold away).
+            guard let collector else { return deliver(event, to: listeners, from: sender) }
             return deliver(event, to: listeners, from: sender, collector: collector)
         }
         return deliver(event, to: listeners, families: families, from: sender, collector: collector)
@@ -36,6 +41,7 @@ extension EventCenter {
 
     /// The family listeners that hear `event`, in their delivery order (higher priority first,
     /// ties in registration order across families), or nil when there are none.
+    @usableFromInline
     func familyListeners<E: Event>(of event: E) -> ContiguousArray<ListenerRecord>? {
         guard flags.load(ordering: .relaxed) & SlowPathFlags.families != 0 else { return nil }
         guard registry.familyListCount.load(ordering: .relaxed) > 0 else {
@@ -61,6 +67,7 @@ extension EventCenter {
     /// The dispatch loop with family listeners: walks `listeners` (the event's own, in delivery
     /// order) and `families` (in theirs) as one list, higher priority first; at equal priority
     /// the event's own listeners run first. Returns how many received the event.
+    @inlinable
     func deliver<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, families: ContiguousArray<ListenerRecord>,
         from sender: AnyObject?, collector: ReportCollector?
@@ -96,17 +103,22 @@ extension EventCenter {
 
 /// Walks an event's own listeners and its family listeners as one list: by priority, and at
 /// equal priority the event's own first. Each step names the next record by its list and index.
+@usableFromInline
 struct FamilyMerge {
-    let own: ContiguousArray<ListenerRecord>
-    let families: ContiguousArray<ListenerRecord>
-    private var ownIndex = 0
-    private var familyIndex = 0
+    @usableFromInline let own: ContiguousArray<ListenerRecord>
+    @usableFromInline let families: ContiguousArray<ListenerRecord>
+    @usableFromInline var ownIndex = 0
+    @usableFromInline var familyIndex = 0
 
+    @inlinable
     init(own: ContiguousArray<ListenerRecord>, families: ContiguousArray<ListenerRecord>) {
         self.own = own
         self.families = families
     }
 
+    // Not inlinable: priorities are internal to the records. A plain call per listener, on
+    // dispatches with family listeners only.
+    @usableFromInline
     mutating func step() -> (index: Int, isFamily: Bool)? {
         let ownLeft = ownIndex < own.count
         let familiesLeft = familyIndex < families.count

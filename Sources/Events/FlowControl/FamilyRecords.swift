@@ -8,8 +8,14 @@ enum Family<P> {
 /// What family listeners are handed: the dispatched event, boxed once per dispatch. Each
 /// listener's record turns it into its own `P` when it runs (in its own context, for a queued
 /// listener), so only a `Sendable` value ever crosses threads.
+@usableFromInline
 struct FamilyEvent: Event {
-    let event: any Event
+    @usableFromInline let event: any Event
+
+    @inlinable
+    init(event: any Event) {
+        self.event = event
+    }
 }
 
 /// A posting-thread family listener. It is a listener of `FamilyEvent`, so that the dispatch
