@@ -57,7 +57,8 @@ struct DeliveryOutcome {
 ///    ``Subscription``.)
 /// 8. Every method is safe from any thread. No lock is held while user code runs, so a handler
 ///    that calls back into the center, from any thread, cannot deadlock.
-/// 9. The cost of a dispatch depends only on the listeners of that event type.
+/// 9. The cost of a dispatch depends only on the listeners of that event type (and, while family
+///    listeners exist, of the families it belongs to; see <doc:Families>).
 public final class EventCenter: Sendable {
     /// The app-wide center.
     public static let `default` = EventCenter()

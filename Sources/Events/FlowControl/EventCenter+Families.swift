@@ -30,7 +30,7 @@ extension EventCenter {
     /// - Every rule of ``EventCenter`` holds for family listeners: sender filter, owner
     ///   lifetime, `once` under concurrent dispatch, reentrancy, cancellation. `dispatch` counts
     ///   them in its result, `dispatchAndWait` in its report.
-    /// - ``listenerCount(for:)`` counts the listeners of one exact type, so not these; see
+    /// - ``listenerCount(for:)-5ansq`` counts the listeners of one exact type, so not these; see
     ///   ``listenerCount(forAll:)``.
     ///
     /// - Parameters:
