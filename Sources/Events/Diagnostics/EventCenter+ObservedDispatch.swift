@@ -8,7 +8,7 @@ extension EventCenter {
     func observedDispatch<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, families: ContiguousArray<ListenerRecord>? = nil,
         from sender: AnyObject?, callSite: CallSite?, collector: ReportCollector? = nil
-    ) -> Int {
+    ) -> LoopOutcome {
         let observation = diagnosticsState.observation
         let options = observation.options
         let tracing = observation.tracer != nil
@@ -34,6 +34,7 @@ extension EventCenter {
         var slow: [(ListenerRecord, Duration)] = []
         var delivered = 0
         var needsPurge = false
+        var stopper: ListenerRecord?
         while let (index, isFamily) = order.step() {
             let record = isFamily ? order.families[index] : order.own[index]
             frames.frames[frameIndex].listener = record
@@ -74,7 +75,12 @@ extension EventCenter {
                         callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
                         listenerContext: record.context, outcome: result, duration: elapsed))
             }
+            if outcome.stopped {
+                stopper = record
+                break
+            }
         }
+        if let stopper { collector?.recordStop(by: stopper) }
         frames.frames.removeLast()
         if needsPurge {
             if let listeners { purgeRetired(in: listeners) }
@@ -105,9 +111,9 @@ extension EventCenter {
                     id: id, parent: parent?.dispatchID, depth: depth, event: event,
                     eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
                     callSite: callSite, listeners: traces, start: start, duration: ContinuousClock.now - start,
-                    isOnMainThread: onMainActor))
+                    isOnMainThread: onMainActor, stopIndex: stopper == nil ? nil : traces.count - 1))
         }
-        return delivered
+        return LoopOutcome(delivered: delivered, stoppedBy: stopper)
     }
 
     static func slowWarning(_ record: ListenerRecord, event: EventIdentity, took elapsed: Duration) -> EventWarning {

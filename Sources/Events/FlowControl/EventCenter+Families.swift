@@ -254,13 +254,6 @@ extension EventCenter {
 
     // MARK: Registration
 
-    /// The owner as its registered type. Unchecked: the owner handed to a handler is the one
-    /// loaded from the listener's own record, which holds the `Owner` given at registration,
-    /// and it is handed on only when it is not nil.
-    static func typedOwner<Owner: AnyObject>(_ owner: AnyObject?, as type: Owner.Type) -> Owner {
-        unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
-    }
-
     /// Registers a family listener whose handler runs in `delivery`'s context.
     func registerFamily<P>(
         _ family: P.Type, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,

@@ -24,17 +24,17 @@ extension EventCenter {
     func slowDispatch<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
         collector: ReportCollector? = nil
-    ) -> Int {
+    ) -> LoopOutcome {
         let families = familyListeners(of: event)
         if isObserved {
             return observedDispatch(
                 event, to: listeners, families: families, from: sender, callSite: callSite, collector: collector)
         }
         guard let families else {
-            guard let listeners else { return 0 }
+            guard let listeners else { return LoopOutcome(delivered: 0, stoppedBy: nil) }
             // Without a collector, the loop of `dispatch` itself (the collector's tests fold away).
-            guard let collector else { return deliver(event, to: listeners, from: sender) }
-            return deliver(event, to: listeners, from: sender, collector: collector)
+            guard let collector else { return deliverStoppable(event, to: listeners, from: sender) }
+            return deliverStoppable(event, to: listeners, from: sender, collector: collector)
         }
         return deliver(event, to: listeners, families: families, from: sender, collector: collector)
     }
@@ -66,18 +66,21 @@ extension EventCenter {
 
     /// The dispatch loop with family listeners: walks `listeners` (the event's own, in delivery
     /// order) and `families` (in theirs) as one list, higher priority first; at equal priority
-    /// the event's own listeners run first. Returns how many received the event.
+    /// the event's own listeners run first. Returns how many received the event, and which
+    /// listener stopped propagation, if one did: an own listener that stops keeps every later
+    /// listener, own or family, from the event. (Family listeners have no stopping form.)
     @inlinable
     func deliver<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, families: ContiguousArray<ListenerRecord>,
         from sender: AnyObject?, collector: ReportCollector?
-    ) -> Int {
+    ) -> LoopOutcome {
         let senderInfo = sender.map(Sender.init)
         let boxed = FamilyEvent(event: event)
         let own = listeners ?? []
         var delivered = 0
         var purgeOwn = false
         var purgeFamilies = false
+        var stopper: ListenerRecord?
         var next = FamilyMerge(own: own, families: families)
         while let (index, isFamily) = next.step() {
             // Unchecked downcasts, as in the plain loop: the event's own list holds
@@ -93,11 +96,16 @@ extension EventCenter {
                 let outcome = deliver(event, to: record, from: sender, senderInfo, collector)
                 if outcome.delivered { delivered += 1 }
                 if outcome.needsPurge { purgeOwn = true }
+                if outcome.stopped {
+                    stopper = record
+                    break
+                }
             }
         }
         if purgeOwn { purgeRetired(in: own) }
         if purgeFamilies { purgeRetired(in: families) }
-        return delivered
+        if let stopper { collector?.recordStop(by: stopper) }
+        return LoopOutcome(delivered: delivered, stoppedBy: stopper)
     }
 }
 
