@@ -26,6 +26,8 @@ extension EventCenter {
     /// - Order: family listeners run in one order with the listeners of the event's own type,
     ///   higher ``Priority`` first; at equal priority the event's own listeners run first, then
     ///   the family listeners, in registration order.
+    /// - A listener of the event's own type that stops propagation (``Propagation/stop``)
+    ///   keeps the family listeners after it from the event too.
     /// - `(any Event).self` also hears named events, as ``NamedEvent``s.
     /// - Every rule of ``EventCenter`` holds for family listeners: sender filter, owner
     ///   lifetime, `once` under concurrent dispatch, reentrancy, cancellation. `dispatch` counts
