@@ -73,7 +73,8 @@ struct LoopOutcome {
 ///    ``Subscription``.)
 /// 8. Every method is safe from any thread. No lock is held while user code runs, so a handler
 ///    that calls back into the center, from any thread, cannot deadlock.
-/// 9. The cost of a dispatch depends only on the listeners of that event type.
+/// 9. The cost of a dispatch depends only on the listeners of that event type (and, while family
+///    listeners exist, of the families it belongs to; see <doc:Families>).
 public final class EventCenter: Sendable {
     /// The app-wide center.
     public static let `default` = EventCenter()
@@ -81,11 +82,14 @@ public final class EventCenter: Sendable {
     @usableFromInline let registry = Registry()
     private let sequence = Atomic<UInt64>(0)
     let errorHandlerBox = ErrorHandlerBox()
-    /// Whether dispatches go through the observed loop: diagnostics are on or a tracer is
-    /// installed. Read on every dispatch, written only by ``diagnosticsState`` under its lock.
-    @usableFromInline let isObservedFlag = Atomic<Bool>(false)
-    /// See ``isObservedFlag``.
-    @inlinable var isObserved: Bool { isObservedFlag.load(ordering: .relaxed) }
+    /// Why dispatches must leave the plain loop, one bit per reason (see ``SlowPathFlags``):
+    /// diagnostics are on or a tracer is installed, or family listeners exist. Read once on
+    /// every dispatch; each bit has one writer, which changes it with an atomic or/and.
+    @usableFromInline let flags = Atomic<UInt8>(0)
+    /// Whether dispatches go through the observed loop: diagnostics are on or a tracer is installed.
+    @inlinable var isObserved: Bool { flags.load(ordering: .relaxed) & SlowPathFlags.observed != 0 }
+    /// Whether a dispatch must take the slow path (``slowDispatch(_:to:from:callSite:collector:)``).
+    @inlinable var needsSlowDispatch: Bool { flags.load(ordering: .relaxed) != 0 }
     let diagnosticsState = DiagnosticsState()
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
@@ -148,14 +152,13 @@ public final class EventCenter: Sendable {
         _ event: E, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
     ) -> Int {
         guard let listeners = registry.snapshot(for: EventKey(E.self)) else {
-            guard _slowPath(isObserved) else { return 0 }
-            return observedDispatch(event, to: nil, from: sender, callSite: CallSite(fileID: file, line: line))
+            guard _slowPath(needsSlowDispatch) else { return 0 }
+            return slowDispatch(event, to: nil, from: sender, callSite: CallSite(fileID: file, line: line))
                 .delivered
         }
-        if _slowPath(isObserved) {
-            return observedDispatch(
-                event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line)
-            ).delivered
+        if _slowPath(needsSlowDispatch) {
+            return slowDispatch(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
+                .delivered
         }
         return deliver(event, to: listeners, from: sender)
     }

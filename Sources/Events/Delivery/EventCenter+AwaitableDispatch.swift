@@ -28,8 +28,8 @@ extension EventCenter {
 
     /// Dispatches `event`, reporting every handler's outcome to `collector`.
     func dispatch<E: Event>(_ event: E, from sender: AnyObject?, reportingTo collector: ReportCollector) {
-        if isObserved {
-            _ = observedDispatch(
+        if needsSlowDispatch {
+            _ = slowDispatch(
                 event, to: registry.snapshot(for: EventKey(E.self)), from: sender, callSite: nil, collector: collector)
         } else if let listeners = registry.snapshot(for: EventKey(E.self)) {
             _ = deliver(event, to: listeners, from: sender, collector: collector)

@@ -47,7 +47,11 @@ extension EventCenter {
     }
 
     private func setObserved(_ observed: Bool) {
-        isObservedFlag.store(observed, ordering: .relaxed)
+        if observed {
+            flags.bitwiseOr(SlowPathFlags.observed, ordering: .relaxed)
+        } else {
+            flags.bitwiseAnd(~SlowPathFlags.observed, ordering: .relaxed)
+        }
     }
 
     /// Checks a new registration for a likely leak (only while that check is on). It walks the

@@ -1,12 +1,13 @@
 extension EventCenter {
     /// The dispatch loop of a center with diagnostics on or a tracer installed: the plain loop's
     /// work, listener by listener, timed and counted, then the checks, the topology and the
-    /// trace. `listeners` is nil when the event has none. A plain center never comes here, so
-    /// none of this weighs on its dispatches.
+    /// trace. `listeners` is nil when the event has none; `families` are its family listeners,
+    /// merged in as the plain family loop does. A plain center never comes here, so none of this
+    /// weighs on its dispatches.
     @usableFromInline
     func observedDispatch<E: Event>(
-        _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
-        collector: ReportCollector? = nil
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>?, families: ContiguousArray<ListenerRecord>? = nil,
+        from sender: AnyObject?, callSite: CallSite?, collector: ReportCollector? = nil
     ) -> LoopOutcome {
         let observation = diagnosticsState.observation
         let options = observation.options
@@ -26,21 +27,32 @@ extension EventCenter {
         let frameIndex = frames.frames.count - 1
         let senderInfo = sender.map(Sender.init)
         var traces: [ListenerTrace] = []
-        if tracing { traces.reserveCapacity(listeners?.count ?? 0) }
+        if tracing { traces.reserveCapacity((listeners?.count ?? 0) + (families?.count ?? 0)) }
+        let boxed = families.map { _ in FamilyEvent(event: event) }
+        var order = FamilyMerge(own: listeners ?? [], families: families ?? [])
         var receivers: [TopologyLog.Listener] = []
         var slow: [(ListenerRecord, Duration)] = []
         var delivered = 0
         var needsPurge = false
         var stopper: ListenerRecord?
-        for record in listeners ?? [] {
-            // Unchecked, as in the plain loop and for the same reason: a list holds the records
-            // of one event key, all `TypedListenerRecord<E>`.
-            let typed = unsafeDowncast(record, to: TypedListenerRecord<E>.self)
+        while let (index, isFamily) = order.step() {
+            let record = isFamily ? order.families[index] : order.own[index]
             frames.frames[frameIndex].listener = record
             frames.ranInline = false
             frames.failed = false
             let before = ContinuousClock.now
-            let outcome = deliver(event, to: typed, from: sender, senderInfo, collector)
+            // Unchecked, as in the plain loop and for the same reason: a list holds the records
+            // of one event key, all `TypedListenerRecord<E>` (a family's: of `FamilyEvent`).
+            let outcome =
+                if isFamily, let boxed {
+                    deliver(
+                        boxed, to: unsafeDowncast(record, to: TypedListenerRecord<FamilyEvent>.self), from: sender,
+                        senderInfo, collector)
+                } else {
+                    deliver(
+                        event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender, senderInfo,
+                        collector)
+                }
             let elapsed = ContinuousClock.now - before
             frames.frames[frameIndex].listener = nil
             if outcome.needsPurge { needsPurge = true }
@@ -70,7 +82,10 @@ extension EventCenter {
         }
         if let stopper { collector?.recordStop(by: stopper) }
         frames.frames.removeLast()
-        if needsPurge, let listeners { purgeRetired(in: listeners) }
+        if needsPurge {
+            if let listeners { purgeRetired(in: listeners) }
+            if let families { purgeRetired(in: families) }
+        }
         // Where the dispatch runs is asked only when it matters: a handler was slow, or a
         // tracer wants to know.
         let onMainActor = (tracing || !slow.isEmpty) && isOnMainActor()

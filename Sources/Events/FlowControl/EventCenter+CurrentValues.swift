@@ -113,7 +113,7 @@ extension EventCenter {
     func deliverKept<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite
     ) -> Int {
-        if isObserved { return observedDispatch(event, to: listeners, from: sender, callSite: callSite).delivered }
+        if needsSlowDispatch { return slowDispatch(event, to: listeners, from: sender, callSite: callSite).delivered }
         guard let listeners else { return 0 }
         return deliver(event, to: listeners, from: sender)
     }

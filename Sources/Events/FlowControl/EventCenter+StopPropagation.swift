@@ -200,8 +200,8 @@ extension EventCenter {
         _ event: E, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
     ) -> DispatchResult {
         let listeners = registry.snapshot(for: EventKey(E.self))
-        if isObserved {
-            let outcome = observedDispatch(
+        if needsSlowDispatch {
+            let outcome = slowDispatch(
                 event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
             return DispatchResult(received: outcome.delivered, stopper: outcome.stoppedBy)
         }
@@ -224,8 +224,8 @@ extension EventCenter {
         let listeners = registry.namedSnapshot(for: name)
         let event = NamedEvent(
             name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
-        if isObserved {
-            let outcome = observedDispatch(
+        if needsSlowDispatch {
+            let outcome = slowDispatch(
                 event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
             return DispatchResult(received: outcome.delivered, stopper: outcome.stoppedBy)
         }

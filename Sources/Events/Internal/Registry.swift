@@ -53,6 +53,15 @@ final class Registry: @unchecked Sendable {
     private var liveAtLastSweep = 0
     /// Per-thread copies of the lists, read by dispatch; see `ReadStripes`.
     private let stripes = ReadStripes()
+    /// The keys of the lists of family listeners (`listen(toAll:)`), which the center tells
+    /// apart from its other lists only to know whether any family listener is left.
+    private var familyKeys: Set<ObjectIdentifier> = []
+    /// How many family lists exist (a list exists while it holds a record). Written under the
+    /// lock; read without it by the family slow path, which clears the center's family flag
+    /// once it reads 0 (see `FamilyIndex`).
+    let familyListCount = Atomic<Int>(0)
+    /// The families dispatched events are matched against, and the cached matches.
+    let families = FamilyIndex()
 
     deinit {
         // The lists are empty by now, so no list reference is lost here: every record keeps its
@@ -234,6 +243,7 @@ final class Registry: @unchecked Sendable {
         removed: Bool, listReference: ListenerRecord?, copies: [ContiguousArray<ListenerRecord>]?
     ) {
         let version = mutations &+ 1
+        var dropped = false
         // One table lookup for the whole change; the closure captures plain values only.
         let (removed, cached): (Unmanaged<ListenerRecord>?, UInt32) = listsStorage.pointee.modify(key) { list in
             guard let current = list else { return (nil, 0) }
@@ -247,9 +257,11 @@ final class Registry: @unchecked Sendable {
                 list = nil
                 // Freeing a list runs no user code, so it may happen under the lock.
                 current.release()
+                dropped = true
             }
             return (removed, cached)
         }
+        if dropped { noteDroppedList(key) }
         guard let removed else { return (false, nil, nil) }
         mutations = version
         return (true, ListenerList.unlist(removed), cached == 0 ? nil : stripes.invalidate(key, in: cached))
@@ -293,6 +305,7 @@ final class Registry: @unchecked Sendable {
         if list.isEmpty {
             lists[key] = nil
             Unmanaged.passUnretained(list).release()
+            noteDroppedList(key)
         } else {
             mutations &+= 1
             list.version = mutations
@@ -321,11 +334,35 @@ final class Registry: @unchecked Sendable {
                 list.release()
             }
             listsStorage.pointee = ListTable()
+            familyListCount.store(0, ordering: .relaxed)
             released.records += duplicateIndex.values.joined()
             duplicateIndex = [:]
             return released
         }
         withExtendedLifetime(released) {}
+    }
+
+    // MARK: Family lists
+
+    /// Files `key` as the key of a family's list, and counts the family lists that exist
+    /// again. Called after a family listener was put in (or found a duplicate in) that list:
+    /// family lists are created there only, so the count is right from then on, and
+    /// `noteDroppedList` keeps it right as lists go.
+    func countFamilyLists(adding key: EventKey) {
+        guard case .type(let id) = key else { return }
+        lock.withLock {
+            familyKeys.insert(id)
+            let existing = familyKeys.count { lists[.type($0)] != nil }
+            familyListCount.store(existing, ordering: .relaxed)
+        }
+    }
+
+    /// Counts a dropped list out if it was a family's. Call with the lock held. Paid only when
+    /// a list empties, and a center without families tests one empty set.
+    @inline(__always)
+    private func noteDroppedList(_ key: EventKey) {
+        guard !familyKeys.isEmpty, case .type(let id) = key, familyKeys.contains(id) else { return }
+        familyListCount.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Retires every listener whose owner or sender is gone and reclaims it. Runs after enough

@@ -284,11 +284,11 @@ extension EventCenter {
         reportingTo collector: ReportCollector
     ) {
         let listeners = registry.namedSnapshot(for: name)
-        guard listeners != nil || isObserved else { return }
+        guard listeners != nil || needsSlowDispatch else { return }
         let event = NamedEvent(
             name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
-        if isObserved {
-            _ = observedDispatch(event, to: listeners, from: sender, callSite: nil, collector: collector)
+        if needsSlowDispatch {
+            _ = slowDispatch(event, to: listeners, from: sender, callSite: nil, collector: collector)
         } else if let listeners {
             _ = deliver(event, to: listeners, from: sender, collector: collector)
         }
@@ -299,9 +299,9 @@ extension EventCenter {
         _ name: EventName, from sender: AnyObject?, data: Payload.Entry?, payload: Payload, callSite: CallSite? = nil
     ) -> Int {
         let listeners = registry.namedSnapshot(for: name)
-        if isObserved {
+        if needsSlowDispatch {
             let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
-            return observedDispatch(event, to: listeners, from: sender, callSite: callSite).delivered
+            return slowDispatch(event, to: listeners, from: sender, callSite: callSite).delivered
         }
         guard let listeners else { return 0 }
         let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
