@@ -20,8 +20,8 @@ extension EventCenter {
     ///   a `.main` delivery made inline, inside `dispatch`, is done before `dispatch` returns), and
     ///   for listeners isolated to an actor (`listen(to:isolatedTo:...)`), of typed and named
     ///   events alike;
-    /// - events buffered in streams (``events(of:from:bufferingPolicy:file:line:)``,
-    ///   ``events(named:from:bufferingPolicy:file:line:)``).
+    /// - events buffered in streams (``events(of:from:bufferingPolicy:receivingCurrent:file:line:)``,
+    ///   ``events(named:from:bufferingPolicy:receivingCurrent:file:line:)``).
     ///
     /// Rules:
     /// - A queued delivery is done when its handler has returned or thrown, or when it was

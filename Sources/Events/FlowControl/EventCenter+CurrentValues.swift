@@ -1,7 +1,7 @@
 extension EventCenter {
     // MARK: Keeping current values
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)`` does, and keeps it as the current
+    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does, and keeps it as the current
     /// value of its type (or of its type and sender), for listeners that register later with
     /// `receivingCurrent: true` and for ``currentValue(of:)``.
     ///

@@ -1,7 +1,7 @@
 extension EventCenter {
     // MARK: Holding events for their first listener
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)`` does; when no listener receives it,
+    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does; when no listener receives it,
     /// holds it for the first listener of `E` that registers, which receives it once.
     ///
     /// ```swift

@@ -188,7 +188,7 @@ extension EventCenter {
 
     // MARK: Dispatching with a result
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)`` does, and says whether a listener
+    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does, and says whether a listener
     /// stopped its propagation, and which.
     ///
     /// ```swift

@@ -120,7 +120,7 @@ extension EventCenter {
     }
 
     /// The events dispatched under `name` as an `AsyncSequence`, with the rules of
-    /// ``events(of:from:bufferingPolicy:file:line:)``.
+    /// ``events(of:from:bufferingPolicy:receivingCurrent:file:line:)``.
     ///
     /// ```swift
     /// for await event in center.events(named: "download.progress", bufferingPolicy: .dropOldest(capacity: 1)) {

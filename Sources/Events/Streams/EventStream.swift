@@ -10,7 +10,7 @@ public enum EventBufferingPolicy: Sendable, Hashable {
     case dropNewest(capacity: Int)
 }
 
-/// The events of one type as an `AsyncSequence`, from ``EventCenter/events(of:from:bufferingPolicy:file:line:)``.
+/// The events of one type as an `AsyncSequence`, from ``EventCenter/events(of:from:bufferingPolicy:receivingCurrent:file:line:)``.
 ///
 /// ```swift
 /// for await post in center.events(of: PostWritten.self) {
