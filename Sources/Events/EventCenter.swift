@@ -90,6 +90,9 @@ public final class EventCenter: Sendable {
     @inlinable var isObserved: Bool { flags.load(ordering: .relaxed) & SlowPathFlags.observed != 0 }
     /// Whether a dispatch must take the slow path (``slowDispatch(_:to:from:callSite:collector:)``).
     @inlinable var needsSlowDispatch: Bool { flags.load(ordering: .relaxed) != 0 }
+    /// Whether the only reason for the slow path is a stopping listener (no families, no
+    /// diagnostics): the loop that can stop runs, and nothing else.
+    @inlinable var onlyStopsPropagation: Bool { flags.load(ordering: .relaxed) == SlowPathFlags.stoppers }
     let diagnosticsState = DiagnosticsState()
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
@@ -157,6 +160,8 @@ public final class EventCenter: Sendable {
                 .delivered
         }
         if _slowPath(needsSlowDispatch) {
+            // Here rather than in `slowDispatch`, so that the loop is specialized for `E` here.
+            if onlyStopsPropagation { return deliverStoppable(event, to: listeners, from: sender).delivered }
             return slowDispatch(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
                 .delivered
         }
@@ -166,27 +171,22 @@ public final class EventCenter: Sendable {
     /// The dispatch loop: delivers `event` to `listeners` (a snapshot, in delivery order) and
     /// returns how many received it (handlers run, or queued for their context). Every record
     /// must be a `TypedListenerRecord<E>`. With a `collector`, outcomes are reported to it.
+    ///
+    /// No record here may stop propagation: a center with stopping listeners dispatches through
+    /// its slow path (``SlowPathFlags/stoppers``) and ``deliverStoppable(_:to:from:collector:)``.
+    /// A loop that can stop early costs every listener of every dispatch a few instructions, so
+    /// the usual loop does not.
     @inlinable
     func deliver<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
         collector: ReportCollector? = nil
     ) -> Int {
-        deliverStoppable(event, to: listeners, from: sender, collector: collector).delivered
-    }
-
-    /// The dispatch loop, also saying which listener stopped propagation, if one did: the
-    /// listeners after it are not reached.
-    @inlinable
-    func deliverStoppable<E: Event>(
-        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
-        collector: ReportCollector? = nil
-    ) -> LoopOutcome {
         let senderInfo = sender.map(Sender.init)
         // The snapshot keeps every record alive for the whole loop, so records are borrowed
         // (+0) rather than retained and released one by one: with several threads dispatching,
         // those reference-count writes are what makes cores fight over cache lines. The closures
         // capture nothing mutable, so nothing is boxed on the heap.
-        let (delivered, needsPurge, stopIndex) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool, Int?) in
+        let (delivered, needsPurge) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool) in
             var delivered = 0
             var needsPurge = false
             for index in buffer.indices {
@@ -201,16 +201,48 @@ public final class EventCenter: Sendable {
                         senderInfo, collector)
                 }
                 if outcome.delivered { delivered += 1 }
-                // One test for both rare outcomes, so that the usual listener pays no more than before.
-                if _slowPath(outcome.needsPurge || outcome.stopped) {
-                    if outcome.needsPurge { needsPurge = true }
-                    if outcome.stopped { return (delivered, needsPurge, index) }
-                }
+                if outcome.needsPurge { needsPurge = true }
             }
-            return (delivered, needsPurge, nil)
+            return (delivered, needsPurge)
         }
         if needsPurge { purgeRetired(in: listeners) }
-        guard let stopIndex else { return LoopOutcome(delivered: delivered, stoppedBy: nil) }
+        return delivered
+    }
+
+    /// The dispatch loop of a center with stopping listeners: as ``deliver(_:to:from:collector:)``,
+    /// and it stops after a listener that returns ``Propagation/stop``, saying which one did.
+    @inlinable
+    func deliverStoppable<E: Event>(
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
+        collector: ReportCollector? = nil
+    ) -> LoopOutcome {
+        let senderInfo = sender.map(Sender.init)
+        let (delivered, needsPurge, stopIndex) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool, Int) in
+            var delivered = 0
+            var needsPurge = false
+            var stopIndex = -1
+            for index in buffer.indices {
+                // Unchecked downcast, for the reason given in `deliver`.
+                let outcome = Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { record in
+                    deliver(
+                        event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender,
+                        senderInfo, collector)
+                }
+                if outcome.delivered { delivered += 1 }
+                // A stop comes with `needsPurge` set, so that a listener that does not stop pays
+                // one test; the purge after a stop finds nothing to do unless a record retired.
+                if outcome.needsPurge {
+                    needsPurge = true
+                    if outcome.stopped {
+                        stopIndex = index
+                        break
+                    }
+                }
+            }
+            return (delivered, needsPurge, stopIndex)
+        }
+        if needsPurge { purgeRetired(in: listeners) }
+        guard stopIndex >= 0 else { return LoopOutcome(delivered: delivered, stoppedBy: nil) }
         let stopper = listeners[stopIndex]
         collector?.recordStop(by: stopper)
         return LoopOutcome(delivered: delivered, stoppedBy: stopper)
@@ -275,7 +307,7 @@ public final class EventCenter: Sendable {
         } else {
             listener.route.deliver(listener, event, senderInfo, center: self, collector: collector)
         }
-        return DeliveryOutcome(delivered: true, needsPurge: listener.once, stopped: stopped)
+        return DeliveryOutcome(delivered: true, needsPurge: listener.once || stopped, stopped: stopped)
     }
 
     /// Purges the lists that `listeners` came from (usually one; several for merged snapshots).

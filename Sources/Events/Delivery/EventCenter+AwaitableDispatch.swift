@@ -28,10 +28,11 @@ extension EventCenter {
 
     /// Dispatches `event`, reporting every handler's outcome to `collector`.
     func dispatch<E: Event>(_ event: E, from sender: AnyObject?, reportingTo collector: ReportCollector) {
+        // The snapshot first, then the flags: a stopping listener in the snapshot has set its flag.
+        let listeners = registry.snapshot(for: EventKey(E.self))
         if needsSlowDispatch {
-            _ = slowDispatch(
-                event, to: registry.snapshot(for: EventKey(E.self)), from: sender, callSite: nil, collector: collector)
-        } else if let listeners = registry.snapshot(for: EventKey(E.self)) {
+            _ = slowDispatch(event, to: listeners, from: sender, callSite: nil, collector: collector)
+        } else if let listeners {
             _ = deliver(event, to: listeners, from: sender, collector: collector)
         }
     }

@@ -10,6 +10,9 @@ enum SlowPathFlags {
     @inlinable static var observed: UInt8 { 1 << 0 }
     /// Family listeners exist: the dispatched type's families are looked up.
     @inlinable static var families: UInt8 { 1 << 1 }
+    /// A listener that may stop propagation has been registered: dispatches take the loop that
+    /// can stop early. Never cleared: a center that uses stopping listeners keeps that loop.
+    @inlinable static var stoppers: UInt8 { 1 << 2 }
 }
 
 extension EventCenter {
@@ -25,6 +28,12 @@ extension EventCenter {
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
         collector: ReportCollector? = nil
     ) -> LoopOutcome {
+        // Only stopping listeners: the loop that can stop, without looking for families.
+        if onlyStopsPropagation {
+            guard let listeners else { return LoopOutcome(delivered: 0, stoppedBy: nil) }
+            guard let collector else { return deliverStoppable(event, to: listeners, from: sender) }
+            return deliverStoppable(event, to: listeners, from: sender, collector: collector)
+        }
         let families = familyListeners(of: event)
         if isObserved {
             return observedDispatch(

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension EventCenter {
     // The forms below differ from the usual `listen` only in their handler's result. They are
     // disfavored so that a closure that could be read either way (one that ends in
@@ -246,6 +248,10 @@ extension EventCenter {
         let details = ListenerDetails.make(
             eventKey: isTyped ? nil : eventKey, sequence: isTyped ? 0 : nextSequence(), priority: priority, key: key,
             owner: owner, sender: sender)
+        // Set before the record can be in any snapshot: a dispatch reads the flags after taking
+        // its snapshot, so one that finds this record finds the flag too, and takes the loop
+        // that can stop.
+        flags.bitwiseOr(SlowPathFlags.stoppers, ordering: .releasing)
         return register(
             StoppingHandlerRecord<E>(
                 registry: registry, once: once, callSite: callSite, details: details, handler: handler))

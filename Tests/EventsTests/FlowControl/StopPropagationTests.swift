@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import Events
@@ -230,6 +231,18 @@ struct StopPropagationTests {
         center.dispatch(Audit())
         #expect(lines.values.first?.contains("stopped by") == true)
         _ = (stopper, next)
+    }
+
+    @Test("a center takes the loop that can stop only once a stopping listener exists")
+    func stoppingLoopOnlyWhenNeeded() {
+        let center = EventCenter()
+        let plain = center.listen(to: Audit.self) { _ in }
+        #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.stoppers == 0)
+        let stopper = center.listen(to: Checkout.self) { _ in .stop }
+        #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.stoppers != 0)
+        // The flag is per center, whatever the event type.
+        #expect(EventCenter().flags.load(ordering: .relaxed) & SlowPathFlags.stoppers == 0)
+        _ = (plain, stopper)
     }
 
     @Test("a closure that could be read either way still registers the usual listener")
