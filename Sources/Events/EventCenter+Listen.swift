@@ -21,6 +21,9 @@ extension EventCenter {
     ///     held weakly; once it deinitializes the listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
+    ///   - receivingCurrent: When true, the listener first receives the current values of `E`
+    ///     (kept by `dispatch(_:from:keepingCurrent:file:line:)`) in its own context, before any
+    ///     newer event. Defaults to false.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
@@ -33,6 +36,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: consuming @escaping @Sendable (E) throws -> Void
@@ -40,7 +44,8 @@ extension EventCenter {
         let callSite = CallSite(fileID: file, line: line)
         guard delivery.isPostingThread else {
             return listen(
-                type, in: delivery, sender: sender, priority: priority, once: once, callSite: callSite, handler)
+                type, in: delivery, sender: sender, priority: priority, once: once,
+                receivingCurrent: receivingCurrent, callSite: callSite, handler)
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
@@ -48,18 +53,18 @@ extension EventCenter {
             registry: registry, once: once, callSite: callSite,
             details: priority.value == 0 && sender == nil ? nil : .make(priority: priority, sender: sender),
             body: handler)
-        return register(consume record)
+        return register(consume record, receivingCurrent: receivingCurrent)
     }
 
     /// The closure form of `listen` for a listener in another context.
     @usableFromInline
     func listen<E: Event>(
         _ type: E.Type, in delivery: Delivery, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
+        receivingCurrent: Bool = false, callSite: CallSite, _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery.kind
+            delivery: delivery.kind, receivingCurrent: receivingCurrent
         ) { _, event, _ in try handler(event) }
     }
 
@@ -79,13 +84,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         register(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent
         ) { _, event, sender in try handler(event, sender) }
     }
 
@@ -134,6 +140,8 @@ extension EventCenter {
     ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
     ///   - priority: Higher runs earlier; ties run in registration order.
     ///   - once: When true, the listener ends after its first event.
+    ///   - receivingCurrent: When true, the listener first receives the current values of `E`
+    ///     in its own context, before any newer event; see ``CurrentValueScope``.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives the owner and each event.
@@ -149,13 +157,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent
         ) { owner, event, _ in try handler(owner, event) }
     }
 
@@ -170,13 +179,15 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         registerOwned(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, body: handler)
+            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
+            body: handler)
     }
 
     // MARK: Registration
@@ -192,6 +203,7 @@ extension EventCenter {
         once: Bool,
         callSite: CallSite,
         delivery: Delivery.Kind = .postingThread,
+        receivingCurrent: Bool = false,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let route: (any AsyncRoute<E>)?
@@ -202,7 +214,8 @@ extension EventCenter {
         }
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: route == nil ? run : nil, route: route, context: ListenerContext(delivery))
+            callSite: callSite, handler: route == nil ? run : nil, route: route, context: ListenerContext(delivery),
+            receivingCurrent: receivingCurrent)
     }
 
     /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
@@ -217,7 +230,8 @@ extension EventCenter {
         callSite: CallSite,
         handler: (@Sendable (AnyObject?, E, Sender?) throws -> Void)?,
         route: (any AsyncRoute<E>)?,
-        context: ListenerContext? = nil
+        context: ListenerContext? = nil,
+        receivingCurrent: Bool = false
     ) -> Subscription {
         precondition((handler == nil) != (route == nil), "a listener has a handler or a route")
         // Only named listeners need a sequence: their lists are merged with the list of every
@@ -238,20 +252,20 @@ extension EventCenter {
                 registry: registry, once: once, callSite: callSite, details: details,
                 handler: handler.unsafelyUnwrapped)
         }
-        return register(record)
+        return register(record, receivingCurrent: receivingCurrent)
     }
 
     /// Registers an owner-bound listener. On the posting thread its record calls `body` with the
     /// owner already typed (no wrapper closure per call); elsewhere it goes through a route.
     func registerOwned<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind,
+        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool = false,
         body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
         guard case .postingThread = delivery else {
             return register(
                 type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-                delivery: delivery
+                delivery: delivery, receivingCurrent: receivingCurrent
             ) { owner, event, sender in
                 // A checked cast: this runs once per queued delivery, next to a hop to another
                 // context, where an unchecked one would not show.
@@ -261,12 +275,16 @@ extension EventCenter {
         let record = OwnerHandlerRecord<E, Owner>(
             registry: registry, once: once, callSite: callSite, owner: owner,
             details: .make(eventKey: nil, priority: priority, key: key, owner: nil, sender: sender), body: body)
-        return register(record)
+        return register(record, receivingCurrent: receivingCurrent)
     }
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.
+    /// With `receivingCurrent`, the listener first receives the current values of its event.
     @usableFromInline
-    func register(_ record: __owned ListenerRecord) -> Subscription {
+    func register(_ record: __owned ListenerRecord, receivingCurrent: Bool = false) -> Subscription {
+        if _slowPath(receivingCurrent || flowControl.holdsEvents) {
+            return registerReceivingKept(record, receivingCurrent: receivingCurrent)
+        }
         if record.key == nil {
             // Without a key a registration is always distinct (rule 3): the usual case.
             if registry.insert(record).sweepDue { registry.sweep() }

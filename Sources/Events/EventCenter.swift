@@ -1,17 +1,33 @@
 import Dispatch
 public import Synchronization
 
-/// What one delivery did: whether the listener received the event, and whether its list now
-/// holds a retired record to purge.
+/// What one delivery did: whether the listener received the event, whether its list now
+/// holds a retired record to purge, and whether the listener stopped propagation.
 @usableFromInline
 struct DeliveryOutcome {
     @usableFromInline let delivered: Bool
     @usableFromInline let needsPurge: Bool
+    @usableFromInline let stopped: Bool
 
     @inlinable
-    init(delivered: Bool, needsPurge: Bool) {
+    init(delivered: Bool, needsPurge: Bool, stopped: Bool = false) {
         self.delivered = delivered
         self.needsPurge = needsPurge
+        self.stopped = stopped
+    }
+}
+
+/// What a dispatch loop did: how many listeners received the event, and which one stopped
+/// propagation, if one did.
+@usableFromInline
+struct LoopOutcome {
+    @usableFromInline let delivered: Int
+    @usableFromInline let stoppedBy: ListenerRecord?
+
+    @inlinable
+    init(delivered: Int, stoppedBy: ListenerRecord?) {
+        self.delivered = delivered
+        self.stoppedBy = stoppedBy
     }
 }
 
@@ -74,6 +90,8 @@ public final class EventCenter: Sendable {
     /// The serial queue of `Delivery.background` listeners.
     let backgroundQueue = DispatchQueue(label: "swift-events.background")
     let pendingDeliveries = PendingDeliveries()
+    /// Current values and events held for their first listener.
+    let flowControl = FlowControlState()
 
     /// Receives every error thrown by a listener's handler, from any context and thread.
     ///
@@ -132,9 +150,12 @@ public final class EventCenter: Sendable {
         guard let listeners = registry.snapshot(for: EventKey(E.self)) else {
             guard _slowPath(isObserved) else { return 0 }
             return observedDispatch(event, to: nil, from: sender, callSite: CallSite(fileID: file, line: line))
+                .delivered
         }
         if _slowPath(isObserved) {
-            return observedDispatch(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
+            return observedDispatch(
+                event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line)
+            ).delivered
         }
         return deliver(event, to: listeners, from: sender)
     }
@@ -147,12 +168,22 @@ public final class EventCenter: Sendable {
         _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
         collector: ReportCollector? = nil
     ) -> Int {
+        deliverStoppable(event, to: listeners, from: sender, collector: collector).delivered
+    }
+
+    /// The dispatch loop, also saying which listener stopped propagation, if one did: the
+    /// listeners after it are not reached.
+    @inlinable
+    func deliverStoppable<E: Event>(
+        _ event: E, to listeners: ContiguousArray<ListenerRecord>, from sender: AnyObject?,
+        collector: ReportCollector? = nil
+    ) -> LoopOutcome {
         let senderInfo = sender.map(Sender.init)
         // The snapshot keeps every record alive for the whole loop, so records are borrowed
         // (+0) rather than retained and released one by one: with several threads dispatching,
         // those reference-count writes are what makes cores fight over cache lines. The closures
         // capture nothing mutable, so nothing is boxed on the heap.
-        let (delivered, needsPurge) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool) in
+        let (delivered, needsPurge, stopIndex) = listeners.withUnsafeBufferPointer { buffer -> (Int, Bool, Int?) in
             var delivered = 0
             var needsPurge = false
             for index in buffer.indices {
@@ -167,12 +198,19 @@ public final class EventCenter: Sendable {
                         senderInfo, collector)
                 }
                 if outcome.delivered { delivered += 1 }
-                if outcome.needsPurge { needsPurge = true }
+                // One test for both rare outcomes, so that the usual listener pays no more than before.
+                if _slowPath(outcome.needsPurge || outcome.stopped) {
+                    if outcome.needsPurge { needsPurge = true }
+                    if outcome.stopped { return (delivered, needsPurge, index) }
+                }
             }
-            return (delivered, needsPurge)
+            return (delivered, needsPurge, nil)
         }
         if needsPurge { purgeRetired(in: listeners) }
-        return delivered
+        guard let stopIndex else { return LoopOutcome(delivered: delivered, stoppedBy: nil) }
+        let stopper = listeners[stopIndex]
+        collector?.recordStop(by: stopper)
+        return LoopOutcome(delivered: delivered, stoppedBy: stopper)
     }
 
     /// Delivers `event` to one listener: checks its sender filter and owner, claims the call,
@@ -212,12 +250,18 @@ public final class EventCenter: Sendable {
             owner = alive
         }
         guard listener.claim() else { return DeliveryOutcome(delivered: false, needsPurge: false) }
+        var stopped = false
         if !listener.isRouted {
             do {
                 if listener.traits.contains(.eventOnly) {
                     // The most common shape, called without the virtual `invoke` in between,
                     // a hop that every listener of every dispatch would take.
                     try unsafeDowncast(listener, to: EventOnlyHandlerRecord<E>.self).body(event)
+                } else if listener.traits.contains(.stops) {
+                    // Unchecked: only `StoppingHandlerRecord` is built with the `.stops` shape.
+                    stopped =
+                        try unsafeDowncast(listener, to: StoppingHandlerRecord<E>.self).handler(
+                            owner, event, senderInfo) == .stop
                 } else {
                     try listener.invoke(owner, event, senderInfo)
                 }
@@ -228,7 +272,7 @@ public final class EventCenter: Sendable {
         } else {
             listener.route.deliver(listener, event, senderInfo, center: self, collector: collector)
         }
-        return DeliveryOutcome(delivered: true, needsPurge: listener.once)
+        return DeliveryOutcome(delivered: true, needsPurge: listener.once, stopped: stopped)
     }
 
     /// Purges the lists that `listeners` came from (usually one; several for merged snapshots).

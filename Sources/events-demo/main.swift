@@ -8,6 +8,7 @@ import Foundation
 //   swift run events-demo shapes     named events with typed payload keys, bridged to NotificationCenter
 //   swift run events-demo names      names qualified by their enum, NotificationCenter both ways
 //   swift run events-demo delegates  one delegate slot fanned out to many delegates
+//   swift run events-demo shop       current values, a validator that stops checkout, a held deep link
 //   swift run events-demo redis      two processes joined by the Redis bridge (streams and Pub/Sub)
 //
 // Several scenes may be named at once (`swift run events-demo posts redis`). At the end the
@@ -20,6 +21,7 @@ let scenes: [(name: String, run: @MainActor () async -> Void)] = [
     ("shapes", runShapesDemo),
     ("names", runNamesDemo),
     ("delegates", runDelegatesDemo),
+    ("shop", runShopDemo),
     ("redis", runRedisDemo),
 ]
 

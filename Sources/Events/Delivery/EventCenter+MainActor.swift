@@ -26,13 +26,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -45,13 +46,14 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (E, Sender?) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent
         ) { _, event, sender in
             try MainActor.assumeIsolated { try handler(event, sender) }
         }
@@ -85,13 +87,15 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, handler: handler)
+            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
+            handler: handler)
     }
 
     /// Registers an owner-bound main-actor listener. A function of its own, generic over the
@@ -99,12 +103,12 @@ extension EventCenter {
     /// delivery, does not carry the generic context of the caller's key.
     private func registerOnMainActor<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: MainActorDelivery,
+        callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool,
         handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         registerOnMainActor(
             type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery
+            delivery: delivery, receivingCurrent: receivingCurrent
         ) { owner, event, _ in
             // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
             // made inline on the main thread. Safe because the owner handed here is the one
@@ -119,13 +123,14 @@ extension EventCenter {
     func registerOnMainActor<E: Event>(
         _ type: E.Type, eventKey: EventKey = EventKey(E.self), owner: (any AnyObject & Sendable)?, key: ListenerKey?,
         sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery,
+        priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool = false,
         run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
         return register(
             type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: nil, route: route, context: .mainActor(delivery))
+            callSite: callSite, handler: nil, route: route, context: .mainActor(delivery),
+            receivingCurrent: receivingCurrent)
     }
 
     // MARK: Actor listeners
@@ -160,6 +165,7 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         priority: Priority = .default,
         once: Bool = false,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, E) throws -> Void
@@ -167,6 +173,7 @@ extension EventCenter {
         register(
             type, owner: actor, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
             callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) })
+            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) }, receivingCurrent: receivingCurrent
+        )
     }
 }

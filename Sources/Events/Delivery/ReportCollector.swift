@@ -34,6 +34,12 @@ final class ReportCollector: @unchecked Sendable {
         action.run()
     }
 
+    /// A posting-thread listener stopped propagation; the dispatch reached no listener after it.
+    @usableFromInline
+    func recordStop(by listener: ListenerRecord) {
+        lock.withLock { state.stopper = listener }
+    }
+
     /// A delivery was skipped (its listener ended before its turn).
     func recordSkip(queued: Bool) {
         guard queued else { return }
@@ -66,6 +72,8 @@ struct ReportCollectorStateMachine {
     private var pending = 0
     private var received = 0
     private var failures: [ListenerFailure] = []
+    /// The listener that stopped propagation, if one did.
+    var stopper: ListenerRecord?
     private var sealed = false
     private var continuation: CheckedContinuation<DispatchReport, Never>?
 
@@ -80,7 +88,7 @@ struct ReportCollectorStateMachine {
         }
     }
 
-    private var report: DispatchReport { DispatchReport(received: received, failures: failures) }
+    private var report: DispatchReport { DispatchReport(received: received, failures: failures, stopper: stopper) }
 
     /// A queued delivery was handed to its context.
     mutating func begin() {

@@ -7,7 +7,7 @@ extension EventCenter {
     func observedDispatch<E: Event>(
         _ event: E, to listeners: ContiguousArray<ListenerRecord>?, from sender: AnyObject?, callSite: CallSite?,
         collector: ReportCollector? = nil
-    ) -> Int {
+    ) -> LoopOutcome {
         let observation = diagnosticsState.observation
         let options = observation.options
         let tracing = observation.tracer != nil
@@ -31,6 +31,7 @@ extension EventCenter {
         var slow: [(ListenerRecord, Duration)] = []
         var delivered = 0
         var needsPurge = false
+        var stopper: ListenerRecord?
         for record in listeners ?? [] {
             // Unchecked, as in the plain loop and for the same reason: a list holds the records
             // of one event key, all `TypedListenerRecord<E>`.
@@ -62,7 +63,12 @@ extension EventCenter {
                         callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
                         listenerContext: record.context, outcome: result, duration: elapsed))
             }
+            if outcome.stopped {
+                stopper = record
+                break
+            }
         }
+        if let stopper { collector?.recordStop(by: stopper) }
         frames.frames.removeLast()
         if needsPurge, let listeners { purgeRetired(in: listeners) }
         // Where the dispatch runs is asked only when it matters: a handler was slow, or a
@@ -90,9 +96,9 @@ extension EventCenter {
                     id: id, parent: parent?.dispatchID, depth: depth, event: event,
                     eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
                     callSite: callSite, listeners: traces, start: start, duration: ContinuousClock.now - start,
-                    isOnMainThread: onMainActor))
+                    isOnMainThread: onMainActor, stopIndex: stopper == nil ? nil : traces.count - 1))
         }
-        return delivered
+        return LoopOutcome(delivered: delivered, stoppedBy: stopper)
     }
 
     static func slowWarning(_ record: ListenerRecord, event: EventIdentity, took elapsed: Duration) -> EventWarning {

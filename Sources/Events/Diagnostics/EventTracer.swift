@@ -50,6 +50,12 @@ public struct DispatchTrace: Sendable {
     public let duration: Duration
     /// Whether it ran on the main thread (or the main queue).
     public let isOnMainThread: Bool
+    /// The position in ``listeners`` of the listener that stopped propagation, if one did: it
+    /// is the last one listed, since the listeners after it were not reached.
+    let stopIndex: Int?
+
+    /// The listener that returned ``Propagation/stop``, or nil when none stopped this dispatch.
+    public var stoppedBy: ListenerTrace? { stopIndex.map { listeners[$0] } }
 
     /// The event's type name, or the quoted name of a named event.
     public var eventDescription: String { eventIdentity.description }

@@ -25,15 +25,26 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
     public let callSite: CallSite?
     /// The owner type concerned, for a leak counted by owner type, or a slow owner-bound listener.
     public let ownerType: String?
-    /// How long the handler ran (slow listeners).
+    /// How long the handler ran (slow listeners), or how long a dead event had been held for
+    /// its first listener (events dispatched with `holdingIfUnheard:` that expired or were
+    /// dropped unheard).
     public let duration: Duration?
     /// The number the check counted: the listeners (leaks), the depth (nesting), or the dead
     /// dispatches since the last warning about this event, this one included (dead events).
     public let count: Int
+    /// For a held event that went unheard: why it was let go.
+    let heldOutcome: HeldOutcome?
+
+    /// Why a held event was let go unheard.
+    enum HeldOutcome: Sendable, Hashable {
+        case expired
+        /// More events of its type or name were held than the hold's limit (the count).
+        case droppedOverLimit
+    }
 
     init(
         _ kind: Kind, event: String, callSite: CallSite?, ownerType: String? = nil, duration: Duration? = nil,
-        count: Int = 1
+        count: Int = 1, heldOutcome: HeldOutcome? = nil
     ) {
         self.kind = kind
         self.event = event
@@ -41,11 +52,17 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
         self.ownerType = ownerType
         self.duration = duration
         self.count = count
+        self.heldOutcome = heldOutcome
     }
 
     public var description: String {
         let site = callSite.map { " at \($0)" } ?? ""
         switch kind {
+        case .deadEvent where heldOutcome == .expired:
+            let held = duration.map { " for \(Self.format($0))" } ?? ""
+            return "\(event) was dispatched\(site) and held\(held), but no listener registered before it expired"
+        case .deadEvent where heldOutcome == .droppedOverLimit:
+            return "\(event) was dispatched\(site) and held, but dropped unheard: more than \(count) were held"
         case .deadEvent:
             let times = count == 1 ? "" : " (\(count) times since the last warning)"
             return "\(event) was dispatched\(site) but no listener received it\(times)"
@@ -65,6 +82,7 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
     static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        if milliseconds >= 1000 { return "\((milliseconds / 100).rounded() / 10) s" }
         if milliseconds >= 1 { return "\((milliseconds * 10).rounded() / 10) ms" }
         return "\((milliseconds * 10_000).rounded() / 10) µs"
     }

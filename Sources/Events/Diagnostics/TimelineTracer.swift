@@ -33,6 +33,9 @@ public final class TimelineTracer: EventTracer {
         if let site = trace.callSite { head += " (\(site))" }
         if let parent = trace.parent { head += " in #\(parent)" }
         head += ": \(trace.received) of \(trace.listeners.count) received, \(EventWarning.format(trace.duration))"
+        if let stopper = trace.stoppedBy {
+            head += ", stopped by \(stopper.ownerType ?? stopper.callSite.description)"
+        }
         var lines = [head]
         if showsListeners {
             let pad = String(repeating: " ", count: offset(trace.start).count + 1) + indent + "  "

@@ -276,7 +276,7 @@ extension EventCenter {
         let listeners = registry.namedSnapshot(for: name)
         if isObserved {
             let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
-            return observedDispatch(event, to: listeners, from: sender, callSite: callSite)
+            return observedDispatch(event, to: listeners, from: sender, callSite: callSite).delivered
         }
         guard let listeners else { return 0 }
         let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)

@@ -137,18 +137,19 @@ extension EventCenter {
         of type: E.Type,
         from sender: AnyObject? = nil,
         bufferingPolicy: EventBufferingPolicy = .unbounded,
+        receivingCurrent: Bool = false,
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> EventStream<E> {
         makeStream(
             of: type, eventKey: EventKey(type), sender: sender, bufferingPolicy: bufferingPolicy,
-            callSite: CallSite(fileID: file, line: line))
+            receivingCurrent: receivingCurrent, callSite: CallSite(fileID: file, line: line))
     }
 
     /// The stream behind `events(of:)` and `events(named:)`, for the listeners of `eventKey`.
     func makeStream<E: Event>(
         of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
-        callSite: CallSite
+        receivingCurrent: Bool = false, callSite: CallSite
     ) -> EventStream<E> {
         let buffer = EventBuffer<E>(policy: bufferingPolicy, pending: pendingDeliveries)
         // The registry holds the buffer, not the subscription: dropping the stream and its
@@ -157,7 +158,7 @@ extension EventCenter {
             type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
             callSite: callSite,
             handler: { _, event, _ in buffer.push(event) },
-            route: nil)
+            route: nil, receivingCurrent: receivingCurrent)
         return EventStream(buffer: buffer, subscription: subscription)
     }
 

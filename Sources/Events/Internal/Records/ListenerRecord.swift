@@ -232,6 +232,8 @@ extension ListenerRecord {
         static var ownerKeptByRecord: Shape { Shape(.ownerBound) }
         /// A handler in another context, reached through the record's route.
         static var routed: Shape { Shape(.routed) }
+        /// A posting-thread handler that may stop propagation, which dispatch calls directly.
+        static var stopping: Shape { Shape(.stops) }
 
         /// This shape, for a record that overrides `didCancel()`.
         var withCancelHook: Shape { Shape(traits.union(.cancelHook)) }

@@ -23,4 +23,6 @@ struct ListenerTraits: OptionSet, Sendable {
     @inlinable static var eventOnly: ListenerTraits { ListenerTraits(rawValue: 1 << 4) }
     /// Overrides `didCancel()`: only such records are called there when they are cancelled.
     @inlinable static var cancelHook: ListenerTraits { ListenerTraits(rawValue: 1 << 5) }
+    /// A `StoppingHandlerRecord`, whose handler says whether propagation goes on.
+    @inlinable static var stops: ListenerTraits { ListenerTraits(rawValue: 1 << 6) }
 }

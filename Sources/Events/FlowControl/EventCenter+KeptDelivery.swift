@@ -1,0 +1,61 @@
+extension EventCenter {
+    /// Registers `record` after handing it the kept events it receives: the current values of
+    /// its event (with `receivingCurrent`), and the events held for a first listener. They
+    /// reach it in its own context, in the order they were kept, before any newer event.
+    ///
+    /// Each round takes what is there under the flow-control lock and delivers it outside (user
+    /// code never runs under a lock); the record joins its list in the same hold of the lock as
+    /// the round that finds nothing new, so a dispatch that keeps or holds an event either sees
+    /// the record in its snapshot or is seen by a round, never both, never neither. Dispatches
+    /// that keep nothing and come before that moment are not seen: the registration takes
+    /// effect when the record joins its list.
+    func registerReceivingKept(_ record: ListenerRecord, receivingCurrent: Bool) -> Subscription {
+        let eventKey = record.eventKey
+        let filter = record.senderID
+        var seen: UInt64 = 0
+        while true {
+            // A keyed registration that repeats a live one is ignored, as without kept events.
+            var version: UInt64?
+            if let key = record.key, let slot = record.duplicateSlot, let owner = record.owner {
+                let (candidates, listVersion) = registry.duplicateCandidates(in: slot)
+                if let existing = candidates.first(where: {
+                    $0.isDuplicate(owner: owner, key: key, sender: record.sender)
+                }) {
+                    // Only reachable after a round delivered to this record and a twin of it was
+                    // registered meanwhile: the twin stays, this record never joins.
+                    return Subscription(record: existing)
+                }
+                version = listVersion
+            }
+            var inserted = false
+            var sweepDue = false
+            let batch: [KeptEvent] = flowControl.withLock { state in
+                var batch = receivingCurrent ? state.currentValues(for: eventKey, filter: filter, after: seen) : []
+                batch += state.takeHeld(for: eventKey, filter: filter)
+                guard batch.isEmpty else { return batch.sorted { $0.sequence < $1.sequence } }
+                let result = registry.insert(record, ifVersion: version)
+                inserted = result.inserted
+                sweepDue = result.sweepDue
+                return []
+            }
+            if sweepDue { registry.sweep() }
+            if inserted {
+                if _slowPath(isObserved) { observeRegistration(record) }
+                return Subscription(record: record)
+            }
+            for kept in batch {
+                seen = max(seen, kept.sequence)
+                let sender = kept.sender?.object
+                // A value kept for a sender goes away with it.
+                if kept.isPerSender, sender == nil { continue }
+                _ = kept.deliver(self, record, sender)
+            }
+            // A `once` listener that took its event is done; it never joins its list, unless it
+            // must stay findable by `remove` until its queued delivery runs.
+            if !record.isActive {
+                if record.belongsInList { _ = registry.insert(record) }
+                return Subscription(record: record)
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// An event a center keeps after its dispatch: a current value, or an event held for its first
+/// listener. It can be delivered to one record later, in that record's context.
+struct KeptEvent: Sendable {
+    /// The order of keeping, across every event type and name of the center.
+    let sequence: UInt64
+    /// Compared without loading the sender (a weak load under a lock could end the object's
+    /// life there, and run its deinitializer under the lock).
+    let senderID: ObjectIdentifier?
+    let sender: WeakObject?
+    /// Delivers the event to a record of its key, from the given sender; returns whether it
+    /// was received.
+    let deliver: @Sendable (EventCenter, ListenerRecord, AnyObject?) -> Bool
+    /// The event as listeners see it, from the given sender.
+    let value: @Sendable (AnyObject?) -> any Event
+    /// The event, for messages.
+    let description: String
+    /// Whether it is a current value kept for its sender, which goes away with the sender.
+    var isPerSender = false
+
+    /// Keeps a typed event.
+    static func typed<E: Event>(_ event: E, from sender: AnyObject?, sequence: UInt64) -> KeptEvent {
+        KeptEvent(
+            sequence: sequence, senderID: sender.map(ObjectIdentifier.init), sender: sender.map(WeakObject.init),
+            deliver: { center, record, sender in
+                // Unchecked: a kept event is only ever delivered to records of its own key,
+                // which are all `TypedListenerRecord<E>` (see the dispatch loop).
+                center.deliver(
+                    event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender,
+                    sender.map(Sender.init), nil
+                ).delivered
+            },
+            value: { _ in event }, description: String(describing: E.self))
+    }
+
+    /// Keeps a named event without its sender, which is held weakly and put back when the
+    /// event is delivered or read: a ``NamedEvent`` holds its sender strongly.
+    static func named(
+        _ name: EventName, data: Payload.Entry?, payload: Payload, from sender: AnyObject?, sequence: UInt64
+    ) -> KeptEvent {
+        let make: @Sendable (AnyObject?) -> NamedEvent = { sender in
+            NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
+        }
+        return KeptEvent(
+            sequence: sequence, senderID: sender.map(ObjectIdentifier.init), sender: sender.map(WeakObject.init),
+            deliver: { center, record, sender in
+                // Unchecked: records of a name, or of every name, are `TypedListenerRecord<NamedEvent>`s.
+                center.deliver(
+                    make(sender), to: unsafeDowncast(record, to: TypedListenerRecord<NamedEvent>.self), from: sender,
+                    sender.map(Sender.init), nil
+                ).delivered
+            },
+            value: make, description: "\"\(name)\"")
+    }
+
+    /// Whether a listener with the sender filter `filter` (nil: none) could receive it.
+    func matches(filter: ObjectIdentifier?) -> Bool {
+        filter == nil || filter == senderID
+    }
+}
+
+/// A weak reference that can be shared across threads.
+final class WeakObject: @unchecked Sendable {
+    // Why @unchecked is safe: the one stored property is an immutable weak reference, whose
+    // loads are atomic; the object is only compared by identity or handed to listeners as the
+    // sender of an event, as `dispatch` does.
+    weak let object: AnyObject?
+
+    init(_ object: AnyObject) {
+        self.object = object
+    }
+}

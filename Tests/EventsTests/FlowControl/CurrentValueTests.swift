@@ -1,0 +1,209 @@
+import Dispatch
+import Testing
+
+@testable import Events
+
+@Suite("Current values")
+struct CurrentValueTests {
+    struct CartChanged: Event, Equatable { let items: Int }
+    final class Cart: Sendable {}
+    final class Badge: Sendable {
+        let shown = Recorder<Int>()
+    }
+
+    @Test("a listener registered with receivingCurrent gets the kept value at once, then the newer ones")
+    func lateListenerGetsCurrent() {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 1), keepingCurrent: .perType)
+        center.dispatch(CartChanged(items: 2), keepingCurrent: .perType)
+        let log = Recorder<Int>()
+        let badge = center.listen(to: CartChanged.self, receivingCurrent: true) { log.record($0.items) }
+        #expect(log.values == [2])
+        center.dispatch(CartChanged(items: 3), keepingCurrent: .perType)
+        center.dispatch(CartChanged(items: 4))
+        #expect(log.values == [2, 3, 4])
+        _ = badge
+    }
+
+    @Test("without receivingCurrent a listener starts with the next event, and plain dispatches keep nothing")
+    func optIn() {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 1), keepingCurrent: .perType)
+        let log = Recorder<Int>()
+        let plain = center.listen(to: CartChanged.self) { log.record($0.items) }
+        #expect(log.values.isEmpty)
+        center.dispatch(CartChanged(items: 9))
+        #expect(center.currentValue(of: CartChanged.self) == CartChanged(items: 1))
+        _ = plain
+    }
+
+    @Test("current values can be read and cleared")
+    func readAndClear() {
+        let center = EventCenter()
+        #expect(center.currentValue(of: CartChanged.self) == nil)
+        center.dispatch(CartChanged(items: 5), keepingCurrent: .perType)
+        #expect(center.currentValue(of: CartChanged.self)?.items == 5)
+        center.clearCurrentValue(of: CartChanged.self)
+        #expect(center.currentValue(of: CartChanged.self) == nil)
+        let log = Recorder<Int>()
+        let late = center.listen(to: CartChanged.self, receivingCurrent: true) { log.record($0.items) }
+        #expect(log.values.isEmpty)
+        _ = late
+    }
+
+    @Test("per sender, each sender keeps its own value; a filtered listener gets its sender's, an unfiltered one each")
+    func perSender() {
+        let center = EventCenter()
+        let first = Cart()
+        let second = Cart()
+        center.dispatch(CartChanged(items: 1), from: first, keepingCurrent: .perSender)
+        center.dispatch(CartChanged(items: 2), from: second, keepingCurrent: .perSender)
+        center.dispatch(CartChanged(items: 3), from: first, keepingCurrent: .perSender)
+        #expect(center.currentValue(of: CartChanged.self, from: first)?.items == 3)
+        #expect(center.currentValue(of: CartChanged.self, from: second)?.items == 2)
+        #expect(center.currentValue(of: CartChanged.self) == nil)
+
+        let mine = Recorder<Int>()
+        let filtered = center.listen(to: CartChanged.self, from: second, receivingCurrent: true) {
+            mine.record($0.items)
+        }
+        #expect(mine.values == [2])
+        let all = Recorder<Int>()
+        let unfiltered = center.listen(to: CartChanged.self, receivingCurrent: true) { event, sender in
+            all.record(event.items)
+            #expect(sender != nil)
+        }
+        // In the order they were kept.
+        #expect(all.values == [2, 3])
+        center.clearCurrentValue(of: CartChanged.self, from: first)
+        #expect(center.currentValue(of: CartChanged.self, from: first) == nil)
+        #expect(center.currentValue(of: CartChanged.self, from: second)?.items == 2)
+        _ = (filtered, unfiltered)
+    }
+
+    @Test("a value kept per sender goes away with its sender, and the sender is not retained")
+    func senderLifetime() {
+        let center = EventCenter()
+        weak var gone: Cart?
+        do {
+            let cart = Cart()
+            gone = cart
+            center.dispatch(CartChanged(items: 7), from: cart, keepingCurrent: .perSender)
+            center.dispatch(CartChanged(items: 8), from: cart, keepingCurrent: .perType)
+        }
+        #expect(gone == nil)
+        let log = Recorder<Int>()
+        let late = center.listen(to: CartChanged.self, receivingCurrent: true) { event, sender in
+            log.record(event.items)
+            #expect(sender == nil)
+        }
+        // The per-type value stays (its sender is gone, so it comes without one).
+        #expect(log.values == [8])
+        _ = late
+    }
+
+    @Test("a main-actor listener receives the current value on the main actor, before newer events")
+    @MainActor
+    func mainActorContext() async {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 1), keepingCurrent: .perType)
+        let badge = Badge()
+        center.listen(to: CartChanged.self, owner: badge, on: .mainOrdered, receivingCurrent: true) { badge, cart in
+            MainActor.assertIsolated()
+            badge.shown.record(cart.items)
+        }
+        center.dispatch(CartChanged(items: 2), keepingCurrent: .perType)
+        // Ordered main-actor delivery: nothing has run yet inside this turn.
+        #expect(badge.shown.values.isEmpty)
+        await center.idle()
+        #expect(badge.shown.values == [1, 2])
+    }
+
+    @Test("a queue listener and a stream receive the current value first, in their own context")
+    func queueAndStream() async {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 1), keepingCurrent: .perType)
+        let queue = DispatchQueue(label: "current")
+        let log = Recorder<String>()
+        let listener = center.listen(to: CartChanged.self, on: .queue(queue), receivingCurrent: true) { cart in
+            dispatchPrecondition(condition: .onQueue(queue))
+            log.record("queue \(cart.items)")
+        }
+        let stream = center.events(of: CartChanged.self, receivingCurrent: true)
+        center.dispatch(CartChanged(items: 2))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.items == 1)
+        #expect(await iterator.next()?.items == 2)
+        await center.idle()
+        #expect(log.values == ["queue 1", "queue 2"])
+        _ = listener
+    }
+
+    @Test("a once listener with receivingCurrent takes the current value as its one event")
+    func onceTakesCurrent() {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 4), keepingCurrent: .perType)
+        let count = Counter()
+        let once = center.listen(to: CartChanged.self, once: true, receivingCurrent: true) { _ in count.increment() }
+        center.dispatch(CartChanged(items: 5), keepingCurrent: .perType)
+        #expect(count.value == 1)
+        #expect(!once.isActive)
+        #expect(center.listenerCount(for: CartChanged.self) == 0)
+    }
+
+    @Test("a keyed repeat with receivingCurrent is ignored and receives nothing again")
+    func keyedRepeat() {
+        let center = EventCenter()
+        center.dispatch(CartChanged(items: 4), keepingCurrent: .perType)
+        let badge = Badge()
+        for _ in 0..<3 {
+            center.listen(to: CartChanged.self, owner: badge, key: "badge", receivingCurrent: true) { badge, cart in
+                badge.shown.record(cart.items)
+            }
+        }
+        #expect(badge.shown.values == [4])
+        #expect(center.listenerCount(for: CartChanged.self) == 1)
+    }
+
+    @Test(
+        "racing registrations and keeping dispatches: each listener sees the latest value once, then every newer one in order"
+    )
+    func racingRegistrations() async {
+        let center = EventCenter()
+        let rounds = 200
+        let logs = (0..<4).map { _ in Recorder<Int>() }
+        let subscriptions = Recorder<Subscription>()
+        await runOnThreads(5) { thread in
+            if thread == 0 {
+                for value in 1...rounds { center.dispatch(CartChanged(items: value), keepingCurrent: .perType) }
+            } else {
+                let log = logs[thread - 1]
+                subscriptions.record(
+                    center.listen(to: CartChanged.self, receivingCurrent: true) { log.record($0.items) })
+            }
+        }
+        for log in logs {
+            let values = log.values
+            // Strictly increasing: no value twice, none out of order, and nothing missed after the first.
+            // Every listener ends with the last value, whenever it registered.
+            #expect(values.last == rounds)
+            if let first = values.first { #expect(values == Array(first...rounds)) }
+        }
+        #expect(subscriptions.values.count == 4)
+    }
+
+    @Test("named events keep current values too, per name and per sender")
+    func namedCurrentValues() throws {
+        let center = EventCenter()
+        let cart = Cart()
+        center.dispatch("theme", data: "dark", keepingCurrent: .perType)
+        center.dispatch("cart", from: cart, data: 3, keepingCurrent: .perSender)
+        #expect(try center.currentValue(named: "theme")?.data(as: String.self) == "dark")
+        #expect(try center.currentValue(named: "cart", from: cart)?.data(as: Int.self) == 3)
+        #expect(center.currentValue(named: "cart", from: cart)?.sender?.isIdentical(to: cart) == true)
+        center.clearCurrentValue(named: "theme")
+        #expect(center.currentValue(named: "theme") == nil)
+        center.clearCurrentValue(named: "cart", from: cart)
+        #expect(center.currentValue(named: "cart", from: cart) == nil)
+    }
+}
