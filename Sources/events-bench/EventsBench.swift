@@ -32,6 +32,8 @@ struct EventsBench {
         Scenario(id: "bytes-per-registration") { await bytesPerRegistrationScenario(effort: $0) },
         Scenario(id: "allocations-per-dispatch") { await allocationsScenario(effort: $0) },
         Scenario(id: "async-delivery") { await asyncDeliveryScenario(effort: $0) },
+        Scenario(id: "main-actor-burst") { await mainActorScenario(burst: burstSize, effort: $0) },
+        Scenario(id: "main-actor-round-trip") { await mainActorScenario(burst: 1, effort: $0) },
         Scenario(id: "redis-deduplication") { await deduplicationScenario(effort: $0) },
         Scenario(id: "redis-pubsub-latency") { await redisLatencyScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-latency") { await redisLatencyScenario(mode: .stream, effort: $0) },

@@ -26,8 +26,10 @@ struct Unrelated<Inner: Event>: Event {}
 /// dispatch being measured and blur every ratio.
 final class Tally: @unchecked Sendable {
     // Why @unchecked is safe: a Tally is only ever bumped by one thread: the benchmark's main
-    // thread, or in the two-thread scenario the one thread whose closures capture it. (Handlers of
-    // Foundation's AsyncMessage also capture one, but nothing is ever posted to them.)
+    // thread, or in the two-thread scenario the one thread whose closures capture it; or, in the
+    // main-actor scenarios, by the main actor only, whose main-queue blocks run one at a time and
+    // in order even when a worker thread drains them. (Handlers of Foundation's AsyncMessage also
+    // capture one, but nothing is ever posted to them.)
     private let counter: UnsafeMutablePointer<Int>
 
     init() {

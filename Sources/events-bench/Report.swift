@@ -79,6 +79,8 @@ struct ScenarioReport: Encodable {
     let operation: String
     var rows: [Row]
     var target: Target?
+    /// More goals judged on figures of the same run, printed after `target`.
+    var additionalTargets: [Target] = []
     /// Anything a reader of the figures should know.
     var note: String? = nil
 
@@ -118,6 +120,7 @@ struct ScenarioReport: Encodable {
             }
         }
         target?.judge(quick: quick)
+        for index in additionalTargets.indices { additionalTargets[index].judge(quick: quick) }
     }
 }
 
@@ -217,7 +220,7 @@ extension BenchmarkReport {
                 lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
             }
             if let note = scenario.note { lines.append("  note: " + note) }
-            if let target = scenario.target {
+            for target in [scenario.target].compactMap({ $0 }) + scenario.additionalTargets {
                 let figure = target.figure.map { target.format($0) } ?? "-"
                 lines.append("  target: \(target.goal): \(figure) -> \(target.verdict)")
             }
