@@ -31,7 +31,10 @@ extension EventCenter {
         file: StaticString = #fileID,
         line: UInt = #line
     ) async throws -> NamedEvent {
-        try await awaitNextNamed(name, from: sender, where: predicate, callSite: CallSite(fileID: file, line: line)) {
+        try await awaitNext(
+            NamedEvent.self, eventKey: .name(name.rawValue), from: sender, where: predicate,
+            callSite: CallSite(fileID: file, line: line)
+        ) {
             waiter in
             timeout.map { timeout in
                 Task {
@@ -74,8 +77,9 @@ extension EventCenter {
         // Read before the timer task starts, so that a clock advanced right after this call
         // still counts from the call.
         let deadline = clock.now.advanced(by: timeout)
-        return try await awaitNextNamed(
-            name, from: sender, where: predicate, callSite: CallSite(fileID: file, line: line)
+        return try await awaitNext(
+            NamedEvent.self, eventKey: .name(name.rawValue), from: sender, where: predicate,
+            callSite: CallSite(fileID: file, line: line)
         ) { waiter in
             Task {
                 do {
@@ -85,32 +89,6 @@ extension EventCenter {
                     // Cancelled because the event arrived first.
                 }
             }
-        }
-    }
-
-    /// The wait of both `next(named:)` forms, as `awaitNext` is for types: registers a listener
-    /// of `name`, starts the timer `startTimer` makes (if any), waits for the event, the timer
-    /// or cancellation, then removes both.
-    private func awaitNextNamed(
-        _ name: EventName, from sender: AnyObject?, where predicate: @escaping @Sendable (NamedEvent) -> Bool,
-        callSite: CallSite, isolation: isolated (any Actor)? = #isolation,
-        startTimer: (NextEventWaiter<NamedEvent>) -> Task<Void, Never>?
-    ) async throws -> NamedEvent {
-        let waiter = NextEventWaiter<NamedEvent>()
-        let subscription = register(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
-            priority: .default, once: false, callSite: callSite,
-            handler: { _, event, _ in
-                if predicate(event) { waiter.finish(.success(event)) }
-            },
-            route: nil)
-        defer { subscription.cancel() }
-        let timer = startTimer(waiter)
-        defer { timer?.cancel() }
-        return try await withTaskCancellationHandler {
-            try await waiter.wait()
-        } onCancel: {
-            waiter.finish(.failure(CancellationError()))
         }
     }
 }

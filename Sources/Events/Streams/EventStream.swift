@@ -203,13 +203,14 @@ extension EventCenter {
     /// The wait of both `next` forms: registers the listener, starts the timer `startTimer`
     /// makes (if any), waits for the event, the timer or cancellation, then removes both.
     func awaitNext<E: Event>(
-        _ type: E.Type, from sender: AnyObject?, where predicate: @escaping @Sendable (E) -> Bool,
-        callSite: CallSite, isolation: isolated (any Actor)? = #isolation,
-        startTimer: (NextEventWaiter<E>) -> Task<Void, Never>?
+        _ type: E.Type, eventKey: EventKey = EventKey(E.self), from sender: AnyObject?,
+        where predicate: @escaping @Sendable (E) -> Bool, callSite: CallSite,
+        isolation: isolated (any Actor)? = #isolation, startTimer: (NextEventWaiter<E>) -> Task<Void, Never>?
     ) async throws -> E {
         let waiter = NextEventWaiter<E>()
         let subscription = register(
-            type, owner: nil, key: nil, sender: sender, priority: .default, once: false, callSite: callSite,
+            type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
+            callSite: callSite,
             handler: { _, event, _ in
                 if predicate(event) { waiter.finish(.success(event)) }
             },
@@ -228,7 +229,7 @@ extension EventCenter {
 /// Thrown by ``EventCenter/next(_:from:where:timeout:isolation:file:line:)`` when no matching
 /// event arrived in time.
 public struct EventTimeoutError: Error, Sendable, CustomStringConvertible {
-    /// The name of the awaited event type.
+    /// The name of the awaited event type, or the awaited event name for `next(named:)`.
     public let event: String
     /// How long the caller waited.
     public let timeout: Duration
