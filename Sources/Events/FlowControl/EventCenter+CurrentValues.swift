@@ -12,7 +12,10 @@ extension EventCenter {
     /// A listener registered with `receivingCurrent: true` gets the current value in its own
     /// context when it registers, before any newer event, and never twice: a listener that
     /// registers while this dispatch runs gets the event either from the dispatch or as the
-    /// current value. See ``CurrentValueScope`` for what is kept.
+    /// current value. Current values are state rather than a log: while a listener registers,
+    /// a value that another thread replaces at once may reach it only as the newer value. From
+    /// the moment `listen` returns, it receives every event. See ``CurrentValueScope`` for what
+    /// is kept.
     ///
     /// - Returns: The number of listeners that received the event, as `dispatch` returns it.
     @discardableResult

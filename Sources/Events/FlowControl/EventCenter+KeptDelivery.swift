@@ -6,9 +6,11 @@ extension EventCenter {
     /// Each round takes what is there under the flow-control lock and delivers it outside (user
     /// code never runs under a lock); the record joins its list in the same hold of the lock as
     /// the round that finds nothing new, so a dispatch that keeps or holds an event either sees
-    /// the record in its snapshot or is seen by a round, never both, never neither. Dispatches
-    /// that keep nothing and come before that moment are not seen: the registration takes
-    /// effect when the record joins its list.
+    /// the record in its snapshot or is seen by a round, never both. A round takes the current
+    /// value as it is then: a value kept and replaced by a newer one between two rounds is not
+    /// delivered (current values are state, not a log). Held events are each taken by exactly
+    /// one round or snapshot. Dispatches that keep nothing and come before the record joins are
+    /// not seen: the registration takes effect when the record joins its list.
     func registerReceivingKept(_ record: ListenerRecord, receivingCurrent: Bool) -> Subscription {
         let eventKey = record.eventKey
         let filter = record.senderID

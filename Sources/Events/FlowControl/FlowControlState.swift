@@ -4,8 +4,9 @@ import Synchronization
 /// their first listener. One lock guards both; `dispatch` with `keepingCurrent:` or
 /// `holdingIfUnheard:` and a registration that receives kept events take it around their
 /// registry step (snapshot or insertion), which orders each such dispatch and registration:
-/// a listener gets a kept event either from its dispatch or when it registers, never both
-/// and never neither.
+/// a listener gets a kept event either from its dispatch or when it registers, never both.
+/// A held event always reaches exactly one of them; a current value replaced while a listener
+/// registers can be skipped for the newer one.
 ///
 /// Lock order: this lock, then the registry's. No user code runs under it: senders are
 /// compared by identity, never loaded, and clocks are slept on outside it.
