@@ -16,6 +16,16 @@ final class BridgeCounters: Sendable {
     let claimed = Atomic<Int>(0)
     let unpublishedAtStop = Atomic<Int>(0)
     let consumerGroupsLost = Atomic<Int>(0)
+    /// Stream events delivered again after an earlier delivery of theirs (a retry, a restart,
+    /// a claim): each counted once per delivery after the first.
+    let redelivered = Atomic<Int>(0)
+    /// Stream events (or poison messages) moved to a dead-letter stream.
+    let deadLettered = Atomic<Int>(0)
+    /// Stream events whose listeners failed and that stay pending for another delivery.
+    let retriesScheduled = Atomic<Int>(0)
+    /// A gauge: stream entries this consumer has read and not acknowledged (being delivered, or
+    /// waiting for a retry).
+    let pendingEntries = Atomic<Int>(0)
 
     var snapshot: RedisBridge.Statistics {
         var statistics = RedisBridge.Statistics()

@@ -32,6 +32,11 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
     public let key: String
     /// The stream entry ID, for events that arrived through a stream.
     public let streamEntryID: String?
+    /// How many times this event's stream entry has been delivered, this delivery included, as
+    /// Redis counts it for the consumer group: 1 the first time; more when the entry comes
+    /// back after a failed listener, a restart, or from a consumer that died. Always 1 for
+    /// Pub/Sub. A handler whose effect must not be repeated checks it (or the event's ``id``).
+    public let deliveryCount: Int
 
     /// The message the event came in, and where its attributes are in it. The attributes are
     /// made into strings when asked for: most listeners never ask, and making them for every
@@ -40,11 +45,12 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
     private let scanned: CloudEvent.Scanned
 
     /// `scanned` holds positions in `message`.
-    init(message: [UInt8], scanned: CloudEvent.Scanned, key: String, streamEntryID: String?) {
+    init(message: [UInt8], scanned: CloudEvent.Scanned, key: String, streamEntryID: String?, deliveryCount: Int = 1) {
         self.message = message
         self.scanned = scanned
         self.key = key
         self.streamEntryID = streamEntryID
+        self.deliveryCount = deliveryCount
     }
 
     private func text(_ token: JSONScanner.StringToken) -> String {
