@@ -143,6 +143,19 @@ extension RedisBridge {
         public var claimMinimumIdle: Duration = .seconds(30)
         /// How often to look for stale entries to claim.
         public var claimInterval: Duration = .seconds(10)
+        /// What a stream consumer does with an event whose listeners threw: by default it
+        /// retries, up to 5 deliveries with a backoff from 1 to 20 seconds, then moves the event
+        /// to the dead-letter stream. `carry(_:mode:direction:onFailure:)` sets it per event.
+        /// See ``FailurePolicy``.
+        public var failurePolicy: FailurePolicy = .retry()
+        /// What a stream consumer does with a message it cannot deliver (not a CloudEvent, a
+        /// type not carried, data that does not decode): by default it reports and acknowledges
+        /// it; ``PoisonPolicy/deadLetter`` moves it to the dead-letter stream as well.
+        public var poisonMessages: PoisonPolicy = .acknowledge
+        /// The dead-letter stream of a carried stream, given the stream's key: by default the key
+        /// followed by `:dead`, so events of wire name `t` fail over to `events:t:dead`. See
+        /// ``RedisBridge/DeadLetter``.
+        public var deadLetterKey: @Sendable (_ streamKey: String) -> String = { $0 + ":dead" }
         /// Most entries read from the streams at once (`XREADGROUP ... COUNT`). Each read also
         /// carries the acknowledgements of the batch before, so larger batches mean fewer round
         /// trips per event; a read returns as soon as any entry is there, so they add no

@@ -84,6 +84,8 @@ public final class RedisBridge: Sendable {
 
     let counters = BridgeCounters()
     let outbound: Outbound
+    /// The failure policies given to `carry` for single events, by stream key.
+    let failurePolicies = LockedBox<[String: FailurePolicy]>([:])
     private let lock = Lock()
     // Guarded by `lock`.
     nonisolated(unsafe) private var state = State()
@@ -267,7 +269,7 @@ public final class RedisBridge: Sendable {
                 let reader = StreamConsumer(
                     client: readClient, keys: streamKeys, group: configuration.consumerGroup,
                     consumer: configuration.consumerName, inbound: inbound, configuration: configuration,
-                    counters: counters, report: report)
+                    counters: counters, report: report, failurePolicies: failurePolicies.withLock { $0 })
                 try await reader.createGroups()
                 consumer = reader
             }

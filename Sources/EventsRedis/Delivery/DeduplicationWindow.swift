@@ -331,6 +331,31 @@ package final class DeduplicationWindow: Sendable {
         return true
     }
 
+    /// Forgets the identity, when it is remembered: the next event with it is a first sighting
+    /// again. For an event whose listeners failed, which must get through when it comes back.
+    ///
+    /// The entry stays in the ring until it is the oldest, as every entry does; only the high
+    /// bit of its full fingerprint is flipped, so that no lookup matches it any more. The table
+    /// slot keeps the low half (home slot and tag), so the entry is still found by position when
+    /// it ages out, and the table never sees a hole.
+    func forget(sourceUTF8 source: UnsafeBufferPointer<UInt8>, idUTF8 id: UnsafeBufferPointer<UInt8>) {
+        let fingerprint =
+            fingerprint.map { $0(String(decoding: source, as: UTF8.self), String(decoding: id, as: UTF8.self)) }
+            ?? Self.hash(sourceUTF8: source, idUTF8: id)
+        lock.withLock {
+            let (slot, found) = state.find(fingerprint, source, id)
+            guard found else { return }
+            state.entries[state.table[slot].position].fingerprint ^= 1 << 63
+        }
+    }
+
+    /// Forgets the identity (see ``forget(sourceUTF8:idUTF8:)``).
+    package func forget(source: String, id: String) {
+        var source = source
+        var id = id
+        source.withUTF8 { source in id.withUTF8 { id in forget(sourceUTF8: source, idUTF8: id) } }
+    }
+
     /// How many identities are remembered.
     var count: Int { lock.withLock { state.live } }
 

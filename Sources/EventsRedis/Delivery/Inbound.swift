@@ -89,11 +89,16 @@ final class Inbound: Sendable {
     /// Dispatches the events of one stream entry through `batch`, whose wait ends once every
     /// local listener has finished with them, so that acknowledging afterwards means "handled".
     /// Returns how many were dispatched (the caller counts them delivered after the wait).
-    func receive(_ message: [UInt8], key: String, streamEntryID: String, into batch: DispatchBatch) -> Int {
+    func receive(
+        _ message: [UInt8], key: String, streamEntryID: String, deliveryCount: Int = 1, into batch: DispatchBatch
+    ) -> Int {
         var dispatched = 0
         forEachEvent(in: message, key: key) { range in
-            guard let (route, data, origin) = accept(message, range, key: key, streamEntryID: streamEntryID)
+            guard
+                case .deliver(let route, let data, let origin) = accept(
+                    message, range, key: key, streamEntryID: streamEntryID, deliveryCount: deliveryCount)
             else { return }
+            if deliveryCount > 1 { counters.redelivered.increment() }
             do throws(CarriedEvent.CodingFailure) {
                 try route.dispatchInBatch(center, data, origin, batch)
                 dispatched += 1
@@ -104,10 +109,46 @@ final class Inbound: Sendable {
         return dispatched
     }
 
+    /// Dispatches the events of one stream entry each through a batch of its own, so that the
+    /// caller can tell which of them had a failing listener, and collects the entry's poison
+    /// (what could not be delivered at all: invalid, of an unknown type, undecodable), with the
+    /// reason, when `collectPoison` says so.
+    func receiveTracked(
+        _ message: [UInt8], key: String, streamEntryID: String, deliveryCount: Int, collectPoison: Bool
+    ) -> StreamDelivery {
+        var delivery = StreamDelivery()
+        var poison: [StreamDelivery.Poison]? = collectPoison ? [] : nil
+        let malformed = forEachEvent(in: message, key: key) { range in
+            let acceptance = accept(
+                message, range, key: key, streamEntryID: streamEntryID, deliveryCount: deliveryCount)
+            switch acceptance {
+            case .skip:
+                return
+            case .poison(let reason):
+                poison?.append(.init(range: range, reason: reason))
+            case .deliver(let route, let data, let origin):
+                let batch = DispatchBatch()
+                do throws(CarriedEvent.CodingFailure) {
+                    try route.dispatchInBatch(center, data, origin, batch)
+                    if deliveryCount > 1 { counters.redelivered.increment() }
+                    delivery.events.append(.init(range: range, origin: origin, batch: batch))
+                } catch {
+                    undecodable(origin, error)
+                    // Remembered as seen when it was admitted: a redelivery would be suppressed.
+                    poison?.append(.init(range: range, reason: "its data does not decode: \(error.reason)"))
+                }
+            }
+        }
+        if let malformed { poison?.append(.init(range: nil, reason: malformed)) }
+        delivery.poison = poison ?? []
+        return delivery
+    }
+
     /// Delivers the events of one message on the calling thread (Pub/Sub's reader thread).
     func receiveNow(_ message: [UInt8], key: String) {
         forEachEvent(in: message, key: key) { range in
-            guard let (route, data, origin) = accept(message, range, key: key, streamEntryID: nil) else { return }
+            guard case .deliver(let route, let data, let origin) = accept(message, range, key: key, streamEntryID: nil)
+            else { return }
             do throws(CarriedEvent.CodingFailure) {
                 try route.dispatchNow(center, data, origin)
                 counters.delivered.increment()
@@ -118,8 +159,9 @@ final class Inbound: Sendable {
     }
 
     /// Calls `body` with nil for a message that is one event, or with the range of each event
-    /// of a batch; reports a malformed batch.
-    private func forEachEvent(in message: [UInt8], key: String, _ body: (Range<Int>?) -> Void) {
+    /// of a batch; reports a malformed batch, and returns why it is one.
+    @discardableResult
+    private func forEachEvent(in message: [UInt8], key: String, _ body: (Range<Int>?) -> Void) -> String? {
         switch CloudEventBatch.elements(of: message) {
         case nil:
             body(nil)
@@ -128,18 +170,30 @@ final class Inbound: Sendable {
         case .failure(let error):
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
+            return "not a valid CloudEvents batch: \(error)"
         }
+        return nil
+    }
+
+    /// What to do with one received event.
+    private enum Acceptance {
+        /// Not delivered, and rightly so: this instance's own event, or a duplicate.
+        case skip
+        /// Not delivered because it cannot be: invalid, over a limit, or of a type not carried
+        /// (reported and counted already).
+        case poison(String)
+        case deliver(Route, CarriedEvent.ReceivedData, RemoteOrigin)
     }
 
     /// How to deliver the event, its data and its origin, or nil when the event (all of
     /// `message`, or the batch element at `range`) is invalid, unknown, this instance's own, or
     /// a duplicate (reported and counted where that applies).
     private func accept(
-        _ message: [UInt8], _ range: Range<Int>?, key: String, streamEntryID: String?
-    ) -> (Route, CarriedEvent.ReceivedData, RemoteOrigin)? {
+        _ message: [UInt8], _ range: Range<Int>?, key: String, streamEntryID: String?, deliveryCount: Int = 1
+    ) -> Acceptance {
         if isOwnMessage(message, from: range?.lowerBound ?? 0) {
             counters.ownEventsSkipped.increment()
-            return nil
+            return .skip
         }
         // Read and checked without making strings of its attributes (see `RemoteOrigin`):
         // source, type and id are compared and looked up as they lie in the message.
@@ -149,28 +203,27 @@ final class Inbound: Sendable {
         } catch {
             counters.invalidMessages.increment()
             report(.invalidMessage(error, key: key))
-            return nil
+            return .poison("not a valid CloudEvent: \(error)")
         }
         let verdict = message.withUnsafeBufferPointer { bytes in admit(scanned, in: bytes) }
         switch verdict {
         case .own:
             // This instance's own events were delivered here when they were dispatched.
             counters.ownEventsSkipped.increment()
-            return nil
+            return .skip
         case .unknown:
             let origin = RemoteOrigin(message: message, scanned: scanned, key: key, streamEntryID: streamEntryID)
             counters.unknownTypes.increment()
             report(.unknownType(origin.type, id: origin.id, source: origin.source))
-            return nil
+            return .poison("this bridge does not carry type \"\(origin.type)\"")
         case .duplicate:
             counters.duplicatesSuppressed.increment()
-            return nil
+            return .skip
         case .overLimit(let attribute, let length, let limit):
             counters.invalidMessages.increment()
-            report(
-                .invalidMessage(
-                    CloudEventError("\"\(attribute)\" is \(length) bytes long, over the \(limit) accepted"), key: key))
-            return nil
+            let error = CloudEventError("\"\(attribute)\" is \(length) bytes long, over the \(limit) accepted")
+            report(.invalidMessage(error, key: key))
+            return .poison("not a valid CloudEvent: \(error)")
         case .new(let route):
             // JSON data stays in the message and is decoded from there; string and base64 data
             // come as bytes of their own.
@@ -181,9 +234,11 @@ final class Inbound: Sendable {
                 }
                 ?? CarriedEvent.ReceivedData(
                     bytes: scanned.data, validatedDepth: scanned.validatedDataDepth, maxDepth: limits.maxDataDepth)
-            return (
-                route, data, RemoteOrigin(message: message, scanned: scanned, key: key, streamEntryID: streamEntryID)
-            )
+            return .deliver(
+                route, data,
+                RemoteOrigin(
+                    message: message, scanned: scanned, key: key, streamEntryID: streamEntryID,
+                    deliveryCount: deliveryCount))
         }
     }
 

@@ -1,4 +1,5 @@
 import Events
+import Synchronization
 
 /// Reads the carried streams as one consumer of a consumer group, delivers each entry locally
 /// and acknowledges it afterwards.
@@ -16,6 +17,8 @@ struct StreamConsumer: Sendable {
         /// The entry's `event` field; nil when the entry was deleted or has no such field.
         let message: [UInt8]?
         let deleted: Bool
+        /// How many times Redis has delivered it to the group, this time included.
+        var deliveryCount = 1
     }
 
     let client: RedisClient
@@ -26,6 +29,10 @@ struct StreamConsumer: Sendable {
     let configuration: RedisBridge.Configuration
     let counters: BridgeCounters
     let report: @Sendable (RedisBridgeError) -> Void
+    /// Failure policies of streams carried with one of their own, by stream key.
+    var failurePolicies: [String: RedisBridge.FailurePolicy] = [:]
+    /// The entries whose listeners failed, waiting for another delivery.
+    let schedule = RetrySchedule()
 
     /// Creates the consumer group of every stream (and the stream itself) if missing.
     ///
@@ -85,16 +92,25 @@ struct StreamConsumer: Sendable {
                     try await claimStaleEntries()
                     lastClaim = .now
                 }
+                if let due = schedule.nextDue, due <= .now {
+                    // Retries come back before new entries; what was read ahead goes first.
+                    if let read = readAhead.take() {
+                        acknowledgements.merge(await deliver(try await read.entries()), uniquingKeysWith: +)
+                    }
+                    try await acknowledge(acknowledgements)
+                    acknowledgements = [:]
+                    try await redeliverDue()
+                }
                 let entries: [Entry]
                 if let read = readAhead.take() {
                     entries = try await read.entries()
                 } else {
-                    entries = try await readNew(acknowledging: acknowledgements)
+                    entries = try await readNew(acknowledging: acknowledgements, block: nextBlock())
                     acknowledgements = [:]
                 }
                 if !entries.isEmpty {
                     // More are likely waiting: read them while these are delivered.
-                    readAhead = ReadAhead(self, acknowledging: acknowledgements)
+                    readAhead = ReadAhead(self, acknowledging: acknowledgements, block: nextBlock())
                     acknowledgements = [:]
                 }
                 acknowledgements.merge(await deliver(entries), uniquingKeysWith: +)
@@ -105,6 +121,10 @@ struct StreamConsumer: Sendable {
                 if error == .clientClosed || Task.isCancelled { return }
                 counters.redisErrors.increment()
                 report(.redis(error))
+                // Setting up again re-reads every pending entry of this consumer, those waiting
+                // for a retry included (their events stay let through deduplication).
+                _ = schedule.removeAll()
+                counters.pendingEntries.store(0, ordering: .relaxed)
                 needsSetup = true
                 lastClaim = nil
                 acknowledgements = [:]
@@ -116,19 +136,26 @@ struct StreamConsumer: Sendable {
         if let read = readAhead.take(), let entries = try? await read.entries() {
             acknowledgements.merge(await deliver(entries), uniquingKeysWith: +)
         }
-        if !acknowledgements.isEmpty {
-            _ = try? await client.pipeline(acknowledgeCommands(acknowledgements))
+        if !acknowledgements.isEmpty, (try? await client.pipeline(acknowledgeCommands(acknowledgements))) != nil {
+            counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
         }
+    }
+
+    /// How long the next read may wait for new entries: the block time, or less when a retry
+    /// falls due before it ends.
+    private func nextBlock() -> Duration {
+        guard let due = schedule.nextDue else { return configuration.readBlock }
+        return max(.milliseconds(1), min(configuration.readBlock, due - .now))
     }
 
     /// A read of new entries started ahead of its use, on a task of its own.
     struct ReadAhead {
         private let task: Task<Result<[Entry], RedisError>, Never>
 
-        init(_ consumer: StreamConsumer, acknowledging acknowledgements: [String: [String]]) {
+        init(_ consumer: StreamConsumer, acknowledging acknowledgements: [String: [String]], block: Duration) {
             task = Task {
                 do throws(RedisError) {
-                    return .success(try await consumer.readNew(acknowledging: acknowledgements))
+                    return .success(try await consumer.readNew(acknowledging: acknowledgements, block: block))
                 } catch {
                     return .failure(error)
                 }
@@ -162,7 +189,7 @@ struct StreamConsumer: Sendable {
             let entries = try Self.entries(fromRead: reply)
             guard !entries.isEmpty else { return }
             for entry in entries { after[entry.key] = entry.id }
-            try await handle(entries)
+            try await handle(try await withDeliveryCounts(entries))
         }
     }
 
@@ -194,7 +221,7 @@ struct StreamConsumer: Sendable {
                         // Trimmed or deleted meanwhile: nothing to deliver.
                         _ = try await client.send(["XACK", RedisArgument(key), RedisArgument(group), RedisArgument(id)])
                     } else {
-                        try await handle(entries)
+                        try await handle(try await withDeliveryCounts(entries))
                     }
                 } catch .frameTooLarge(_, let declared) {
                     counters.invalidMessages.increment()
@@ -228,7 +255,7 @@ struct StreamConsumer: Sendable {
                 else { throw RedisError.unexpectedReply(expected: "an XAUTOCLAIM reply", got: "\(reply)") }
                 let entries = try claimed.map { item throws(RedisError) in try Self.entry(item, key: key) }
                 counters.claimed.increment(by: entries.count)
-                try await handle(entries)
+                try await handle(try await withDeliveryCounts(entries))
                 cursor = next
             } while cursor != "0-0"
         }
@@ -236,8 +263,9 @@ struct StreamConsumer: Sendable {
 
     /// Acknowledges `acknowledgements` and waits up to the block time for new entries, in one
     /// pipeline.
-    func readNew(acknowledging acknowledgements: [String: [String]]) async throws(RedisError) -> [Entry] {
-        let block = configuration.readBlock
+    func readNew(
+        acknowledging acknowledgements: [String: [String]], block: Duration
+    ) async throws(RedisError) -> [Entry] {
         let commands = acknowledgeCommands(acknowledgements) + [readCommand(ids: keys.map { _ in ">" }, block: block)]
         // The read's reply is walked where the client received it: copying it out first cost a
         // fresh buffer as large as the reply on every read.
@@ -247,6 +275,7 @@ struct StreamConsumer: Sendable {
         for reply in acknowledged {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
+        counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
         return try read.get()
     }
 
@@ -266,7 +295,7 @@ struct StreamConsumer: Sendable {
     }
 
     /// Delivers each entry, then acknowledges them all (one XACK per stream, pipelined).
-    private func handle(_ entries: [Entry]) async throws(RedisError) {
+    func handle(_ entries: [Entry]) async throws(RedisError) {
         try await acknowledge(await deliver(entries))
     }
 
@@ -276,12 +305,15 @@ struct StreamConsumer: Sendable {
         for reply in try await client.pipeline(acknowledgeCommands(acknowledgements)) {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
+        counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
     }
 
     /// Delivers the entries locally, in order, and returns once every listener has finished
     /// with all of them, with the ids to acknowledge, per stream: all of them, bad entries
     /// included, so none blocks the stream.
     private func deliver(_ entries: [Entry]) async -> [String: [String]] {
+        counters.pendingEntries.add(entries.count, ordering: .relaxed)
+        if entries.contains(where: { tracksFailures(on: $0.key) }) { return await deliverTracked(entries) }
         var acknowledgements: [String: [String]] = [:]
         // A read returns each stream's entries together: collect a run of ids per stream and
         // file it once, rather than hashing the stream's key for every entry.
@@ -290,7 +322,8 @@ struct StreamConsumer: Sendable {
         var dispatched = 0
         for entry in entries {
             if let message = entry.message {
-                dispatched += inbound.receive(message, key: entry.key, streamEntryID: entry.id, into: batch)
+                dispatched += inbound.receive(
+                    message, key: entry.key, streamEntryID: entry.id, deliveryCount: entry.deliveryCount, into: batch)
             } else if !entry.deleted {
                 counters.invalidMessages.increment()
                 report(

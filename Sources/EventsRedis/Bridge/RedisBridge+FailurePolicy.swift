@@ -1,0 +1,115 @@
+extension RedisBridge {
+    /// What a stream consumer does with an event whose local listeners failed (threw).
+    ///
+    /// ```swift
+    /// configuration.failurePolicy = .retry(maxDeliveries: 8, backoff: .exponential(initial: .seconds(2)))
+    /// try bridge.carry(AuditRecorded.self, mode: .stream, onFailure: .acknowledge)   // best effort
+    /// ```
+    ///
+    /// An event has failed when any listener that received it threw, in whatever context it
+    /// ran: on the posting thread, on the main actor, on an actor, on a queue. The bridge waits
+    /// for all of them before it decides, as it does before acknowledging. Listeners that do not
+    /// throw cannot fail; one that dispatched something and found failures in its own
+    /// `dispatchAndWait` report counts only if it throws. Every thrown error also reaches the
+    /// center's `errorHandler`, as without a bridge.
+    ///
+    /// Pub/Sub events are never retried: Pub/Sub has no acknowledgements.
+    public struct FailurePolicy: Sendable, Hashable, CustomStringConvertible {
+        /// How many deliveries an event gets in all, first included; nil to acknowledge at once.
+        public let maxDeliveries: Int?
+        /// How long to wait before each retry.
+        public let backoff: RetryBackoff
+
+        /// Acknowledge the entry whatever its listeners did: a failed event is not retried
+        /// (each failure still reaches the center's error handler).
+        public static let acknowledge = FailurePolicy(maxDeliveries: nil, backoff: .exponential())
+
+        /// Leave the entry pending and deliver it again after `backoff`, until it has been
+        /// delivered `maxDeliveries` times (at least 1; 5 by default); after the last failed
+        /// delivery, move it to the dead-letter stream (see ``RedisBridge/DeadLetter``) and
+        /// acknowledge it.
+        ///
+        /// Deliveries are counted by Redis (the delivery count of the pending entry), so the
+        /// count survives a restart of the consumer and moves with an entry another consumer
+        /// claims; a listener reads it as ``RemoteOrigin/deliveryCount``. A retry dispatches
+        /// the event again to every local listener of it, those that succeeded included:
+        /// handlers of retried events should be idempotent (check `deliveryCount` or the
+        /// event's `id`). A retried event is delivered after events that came behind it.
+        ///
+        /// An entry found with more deliveries than the maximum (its consumer kept stopping
+        /// while handling it, for example because it crashes the process) goes to the
+        /// dead-letter stream without being delivered again.
+        public static func retry(maxDeliveries: Int = 5, backoff: RetryBackoff = .exponential()) -> FailurePolicy {
+            FailurePolicy(maxDeliveries: max(1, maxDeliveries), backoff: backoff)
+        }
+
+        public var description: String {
+            maxDeliveries.map { "retry up to \($0) deliveries, \(backoff)" } ?? "acknowledge"
+        }
+    }
+
+    /// How long a failed stream event waits before each retry: exponential, with a cap and
+    /// jitter.
+    public struct RetryBackoff: Sendable, Hashable, CustomStringConvertible {
+        /// The wait before the first retry.
+        public let initial: Duration
+        /// What each wait is multiplied by for the next (at least 1).
+        public let multiplier: Double
+        /// The longest wait. Keep it below ``RedisBridge/Configuration/claimMinimumIdle``:
+        /// an entry pending that long may be claimed by another consumer of the group, which
+        /// then delivers it without waiting out the backoff.
+        public let maximum: Duration
+        /// How much each wait varies at random, as a fraction of it (0 to 1): 0.2 waits from 80%
+        /// to 120% of it, so that events that failed together are not all retried at once.
+        public let jitter: Double
+
+        /// Waits of `initial`, then `initial * multiplier`, and so on, never more than
+        /// `maximum`, each varied by `jitter`.
+        public static func exponential(
+            initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(20),
+            jitter: Double = 0.2
+        ) -> RetryBackoff {
+            RetryBackoff(
+                initial: max(initial, .zero), multiplier: max(multiplier, 1), maximum: max(maximum, .zero),
+                jitter: min(max(jitter, 0), 1))
+        }
+
+        /// A fixed wait, without jitter.
+        public static func constant(_ wait: Duration) -> RetryBackoff {
+            exponential(initial: wait, multiplier: 1, maximum: wait, jitter: 0)
+        }
+
+        /// The wait before the retry that follows delivery number `delivery` (1 for the first).
+        func delay(afterDelivery delivery: Int, random: Double = Double.random(in: -1...1)) -> Duration {
+            let exponent = Double(max(0, delivery - 1))
+            let base = min(initial * pow(multiplier, exponent), maximum)
+            return base * (1 + jitter * random)
+        }
+
+        public var description: String {
+            multiplier == 1 && jitter == 0
+                ? "every \(initial)" : "backoff from \(initial), x\(multiplier), at most \(maximum), jitter \(jitter)"
+        }
+    }
+
+    /// What a stream consumer does with a message it cannot deliver at all: one that is not a
+    /// valid CloudEvent, of a type this bridge does not carry, or whose data does not decode.
+    /// Either way it is reported to the error handler and counted in ``Statistics``.
+    public enum PoisonPolicy: Sendable, Hashable {
+        /// Acknowledge it and move on.
+        case acknowledge
+        /// Write it to the dead-letter stream, with the reason, then acknowledge it.
+        case deadLetter
+    }
+}
+
+/// `pow` for the backoff's growth without importing Foundation here.
+private func pow(_ base: Double, _ exponent: Double) -> Double {
+    guard exponent > 0 else { return 1 }
+    var result = 1.0
+    for _ in 0..<Int(exponent.rounded(.down)) {
+        result *= base
+        if result > 1e12 { return result }
+    }
+    return result
+}

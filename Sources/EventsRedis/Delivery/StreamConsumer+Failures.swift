@@ -1,0 +1,240 @@
+import Events
+import Foundation
+import Synchronization
+
+// Failing listeners and poison entries: which entries are acknowledged, which wait for a retry,
+// and which go to the dead-letter stream.
+
+extension StreamConsumer {
+    /// The failure policy of the stream `key`.
+    func policy(for key: String) -> RedisBridge.FailurePolicy {
+        failurePolicies[key] ?? configuration.failurePolicy
+    }
+
+    /// Whether the outcome of each event of stream `key` must be known on its own.
+    func tracksFailures(on key: String) -> Bool {
+        policy(for: key).maxDeliveries != nil || configuration.poisonMessages == .deadLetter
+    }
+
+    /// Delivers the entries event by event and settles each: acknowledged, left pending for a
+    /// retry, or moved to the dead-letter stream (and acknowledged). Returns the ids to
+    /// acknowledge; dead letters are written here, each with its entry's acknowledgement in
+    /// one transaction, so that an entry is never acknowledged without its dead letter, nor
+    /// dead-lettered twice.
+    func deliverTracked(_ entries: [Entry]) async -> [String: [String]] {
+        // In entry order, so that dead letters are written in the order their entries came: each
+        // entry either settled at once or delivered, to be settled once its listeners are done.
+        var outcomes: [(entry: Entry, delivery: StreamDelivery?, settled: Settlement?)] = []
+        let collectPoison = configuration.poisonMessages == .deadLetter
+        for entry in entries {
+            guard let message = entry.message else {
+                guard !entry.deleted else {
+                    outcomes.append((entry, nil, Settlement(entry: entry)))
+                    continue
+                }
+                counters.invalidMessages.increment()
+                report(
+                    .invalidMessage(CloudEventError("stream entry \(entry.id) has no \"event\" field"), key: entry.key))
+                var settlement = Settlement(entry: entry)
+                if collectPoison {
+                    settlement.deadLetters.append(
+                        deadLetter(
+                            of: entry, event: [], error: "the stream entry has no \"event\" field", listener: nil))
+                }
+                outcomes.append((entry, nil, settlement))
+                continue
+            }
+            if let maximum = policy(for: entry.key).maxDeliveries, entry.deliveryCount > maximum {
+                // Delivered that often without an acknowledgement: its consumers kept stopping
+                // while they handled it. Delivering it again could stop this one too.
+                var settlement = Settlement(entry: entry)
+                settlement.deadLetters.append(
+                    deadLetter(
+                        of: entry, event: message,
+                        error: "delivered \(entry.deliveryCount) times without being acknowledged, more than the "
+                            + "\(maximum) allowed (its consumers stopped while handling it)", listener: nil))
+                outcomes.append((entry, nil, settlement))
+                continue
+            }
+            let delivery = inbound.receiveTracked(
+                message, key: entry.key, streamEntryID: entry.id, deliveryCount: entry.deliveryCount,
+                collectPoison: collectPoison)
+            outcomes.append((entry, delivery, nil))
+        }
+        var dispatched = 0
+        var settled: [Settlement] = []
+        for (entry, delivery, settlement) in outcomes {
+            guard let delivery else {
+                if let settlement { settled.append(settlement) }
+                continue
+            }
+            var settlement = Settlement(entry: entry)
+            let message = entry.message ?? []
+            for poison in delivery.poison {
+                settlement.deadLetters.append(
+                    deadLetter(of: entry, event: bytes(of: message, poison.range), error: poison.reason, listener: nil))
+            }
+            var failed: [(StreamDelivery.Event, [ListenerFailure])] = []
+            for event in delivery.events {
+                let outcome = await event.batch.wait()
+                dispatched += 1
+                if !outcome.failures.isEmpty { failed.append((event, outcome.failures)) }
+            }
+            if !failed.isEmpty, let maximum = policy(for: entry.key).maxDeliveries {
+                // Not handled: when it comes back (a retry, a replayed dead letter), it is new.
+                for (event, _) in failed {
+                    inbound.deduplication.forget(source: event.origin.source, id: event.origin.id)
+                }
+                if entry.deliveryCount < maximum {
+                    settlement.retry = true
+                } else {
+                    for (event, failures) in failed {
+                        settlement.deadLetters.append(
+                            deadLetter(
+                                of: entry, event: bytes(of: message, event.range),
+                                error: failures.map { String(describing: $0.error) }.joined(separator: "; "),
+                                listener: failures.first?.callSite.description))
+                    }
+                }
+            }
+            settled.append(settlement)
+        }
+        counters.delivered.increment(by: dispatched)
+        return await settle(settled)
+    }
+
+    /// What to do with one entry once its events were delivered.
+    struct Settlement {
+        let entry: Entry
+        /// Dead letters to write before acknowledging it.
+        var deadLetters: [[RedisArgument]] = []
+        /// Whether it waits for a retry (and is not acknowledged).
+        var retry = false
+    }
+
+    /// Schedules the retries, writes the dead letters (each entry's in one transaction with its
+    /// acknowledgement) and returns the other ids to acknowledge.
+    private func settle(_ settlements: [Settlement]) async -> [String: [String]] {
+        var acknowledgements: [String: [String]] = [:]
+        // Each with the entry it acknowledges, if it does.
+        var writes: [(commands: [[RedisArgument]], letters: Int, acknowledges: Bool)] = []
+        for settlement in settlements {
+            let entry = settlement.entry
+            if settlement.retry {
+                let wait = policy(for: entry.key).backoff.delay(afterDelivery: entry.deliveryCount)
+                schedule.add(RetrySchedule.Retry(key: entry.key, id: entry.id, due: .now + wait, wait: wait))
+                counters.retriesScheduled.increment()
+                // What could not be delivered at all goes to the dead letters at once.
+                if !settlement.deadLetters.isEmpty {
+                    writes.append((settlement.deadLetters, settlement.deadLetters.count, false))
+                }
+                continue
+            }
+            if settlement.deadLetters.isEmpty {
+                acknowledgements[entry.key, default: []].append(entry.id)
+                continue
+            }
+            let acknowledgement: [RedisArgument] = [
+                "XACK", RedisArgument(entry.key), RedisArgument(group), RedisArgument(entry.id),
+            ]
+            writes.append(
+                (
+                    [["MULTI"]] + settlement.deadLetters + [acknowledgement, ["EXEC"]], settlement.deadLetters.count,
+                    true
+                ))
+        }
+        for write in writes {
+            do throws(RedisError) {
+                let replies = try await client.pipeline(write.commands)
+                for reply in replies {
+                    if case .error(let text) = reply { throw RedisError.server(text) }
+                }
+                // A transaction's commands fail inside EXEC's reply.
+                for reply in replies.last?.array ?? [] {
+                    if case .error(let text) = reply { throw RedisError.server(text) }
+                }
+                counters.deadLettered.increment(by: write.letters)
+                if write.acknowledges { counters.pendingEntries.add(-1, ordering: .relaxed) }
+            } catch {
+                // Left pending: delivered again after a restart or a claim, and then dead-lettered.
+                counters.redisErrors.increment()
+                report(.redis(error))
+            }
+        }
+        return acknowledgements
+    }
+
+    /// The fields of a dead letter for `event` of `entry`.
+    func deadLetter(of entry: Entry, event: [UInt8], error: String, listener: String?) -> [RedisArgument] {
+        var command: [RedisArgument] = [
+            "XADD", RedisArgument(configuration.deadLetterKey(entry.key)), "*", "event", RedisArgument(event),
+            "error", RedisArgument(error),
+        ]
+        if let listener { command += ["listener", RedisArgument(listener)] }
+        command += [
+            "deliveries", RedisArgument(entry.deliveryCount), "entry", RedisArgument(entry.id), "stream",
+            RedisArgument(entry.key), "group", RedisArgument(group), "consumer", RedisArgument(consumer), "time",
+            RedisArgument(RFC3339.string(from: Date())),
+        ]
+        return command
+    }
+
+    private func bytes(of message: [UInt8], _ range: Range<Int>?) -> [UInt8] {
+        guard let range, range.lowerBound >= 0, range.upperBound <= message.count else { return message }
+        return Array(message[range])
+    }
+
+    // MARK: - Fetching entries again
+
+    /// Claims back the entries whose retry is due (they are still this consumer's, unless
+    /// another one claimed them meanwhile), and delivers them again.
+    func redeliverDue() async throws(RedisError) {
+        let due = schedule.takeDue(at: .now)
+        guard !due.isEmpty else { return }
+        var claimed: [Entry] = []
+        var returned: Set<String> = []
+        for retry in due {
+            let idle = retry.wait.components
+            let milliseconds = max(0, Int(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000) - 1)
+            let reply = try await client.send([
+                "XCLAIM", RedisArgument(retry.key), RedisArgument(group), RedisArgument(consumer),
+                RedisArgument(milliseconds), RedisArgument(retry.id),
+            ])
+            guard let items = reply.array else {
+                throw RedisError.unexpectedReply(expected: "an XCLAIM reply", got: "\(reply)")
+            }
+            for item in items {
+                let entry = try Self.entry(item, key: retry.key)
+                claimed.append(entry)
+                returned.insert(entry.key + "\u{0}" + entry.id)
+            }
+        }
+        for retry in due where !returned.contains(retry.key + "\u{0}" + retry.id) {
+            // No longer pending with this consumer (trimmed, deleted, or taken by another).
+            counters.pendingEntries.add(-1, ordering: .relaxed)
+        }
+        counters.pendingEntries.add(-claimed.count, ordering: .relaxed)
+        try await handle(try await withDeliveryCounts(claimed))
+    }
+
+    /// `entries` with the delivery counts Redis keeps for them (this delivery included), for
+    /// entries read again: an own pending entry, a claimed one, a retry.
+    func withDeliveryCounts(_ entries: [Entry]) async throws(RedisError) -> [Entry] {
+        guard !entries.isEmpty else { return entries }
+        let replies = try await client.pipeline(
+            entries.map { entry in
+                [
+                    "XPENDING", RedisArgument(entry.key), RedisArgument(group), RedisArgument(entry.id),
+                    RedisArgument(entry.id), "1",
+                ]
+            })
+        return zip(entries, replies).map { entry, reply in
+            var entry = entry
+            // [[id, consumer, idle, count]]; an entry no longer pending keeps the count of 1.
+            if let row = reply.array?.first?.array, row.count >= 4, let count = row[3].int, count > 0 {
+                entry.deliveryCount = count
+            }
+            return entry
+        }
+    }
+}
