@@ -135,7 +135,10 @@ extension RedisBridge {
                 DeadLetter(
                     id: id, deadLetterStream: key, event: values["event"] ?? [], error: text("error") ?? "",
                     listener: text("listener"), deliveries: text("deliveries").flatMap { Int($0) } ?? 0,
-                    entry: text("entry") ?? "", stream: text("stream") ?? stream, group: text("group") ?? "",
+                    entry: text("entry") ?? "",
+                    // The stream listed from, not the field: anyone may write to the stream,
+                    // and a replay must not go where a forged field says.
+                    stream: stream, group: text("group") ?? "",
                     consumer: text("consumer") ?? "", time: text("time").flatMap(RFC3339.date(from:))))
         }
         return letters
