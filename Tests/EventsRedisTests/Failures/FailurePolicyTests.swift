@@ -281,4 +281,25 @@ struct FailurePolicyTests {
         await publisher.stop()
         await consumer.stop()
     }
+
+    @Test("dead letters written by any client are read safely, and a forged stream field cannot redirect a replay")
+    func forgedDeadLetters() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let consumer = try await FailingConsumer(server, errors: errors, policy: .retry()) { _, _ in false }
+        let admin = RedisClient(server.configuration)
+        let dead = RedisArgument(Self.stream + ":dead")
+        _ = try await admin.send(
+            "XADD", dead, "*", "event", foreignMessage(type: Sequenced.wireName, n: 11), "stream", "elsewhere",
+            "deliveries", "many", "time", "yesterday")
+        _ = try await admin.send("XADD", dead, "*", "odd", "fields")
+        let letters = try await consumer.bridge.deadLetters(of: Sequenced.self)
+        #expect(letters.count == 2)
+        #expect(letters[0].deliveries == 0 && letters[0].time == nil && letters[0].stream == Self.stream)
+        #expect(letters[1].event.isEmpty)
+        try await consumer.bridge.replay(letters[0])
+        #expect(await eventually { consumer.deliveries.values.map(\.n) == [11] })
+        #expect(try await admin.send("EXISTS", "elsewhere").int == 0)
+        await consumer.bridge.stop()
+    }
 }
