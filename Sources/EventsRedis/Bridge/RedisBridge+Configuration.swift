@@ -156,6 +156,9 @@ extension RedisBridge {
         /// followed by `:dead`, so events of wire name `t` fail over to `events:t:dead`. See
         /// ``RedisBridge/DeadLetter``.
         public var deadLetterKey: @Sendable (_ streamKey: String) -> String = { $0 + ":dead" }
+        /// Whether a stream event counts as published only once replicas have it too; `nil`
+        /// (the default) counts it once the master has it. See ``ReplicatedPublishing``.
+        public var replicatedPublishing: ReplicatedPublishing? = nil
         /// Most entries read from the streams at once (`XREADGROUP ... COUNT`). Each read also
         /// carries the acknowledgements of the batch before, so larger batches mean fewer round
         /// trips per event; a read returns as soon as any entry is there, so they add no

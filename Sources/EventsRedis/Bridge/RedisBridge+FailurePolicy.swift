@@ -113,3 +113,43 @@ private func pow(_ base: Double, _ exponent: Double) -> Double {
     }
     return result
 }
+
+extension RedisBridge {
+    /// Stream publishing that waits for replicas: a stream event counts as published only once
+    /// Redis's `WAIT` says that `replicas` replicas have it, so that a failover to one of them
+    /// cannot lose it.
+    ///
+    /// ```swift
+    /// configuration.replicatedPublishing = .init(replicas: 1, timeout: .milliseconds(500))
+    /// ```
+    ///
+    /// Redis replicates asynchronously: without this, an event the master acknowledged but had
+    /// not yet sent to its replicas is lost when a replica takes over. With it, each batch of
+    /// `XADD`s is followed by `WAIT` on the same connection; when fewer replicas confirm within
+    /// `timeout`, the batch is published again after a backoff (receivers suppress the copies by
+    /// the event's id), and ``RedisBridge/flush()`` waits until it is confirmed. It costs a
+    /// round trip to the replicas per batch; see `Docs/Performance.md`. Even so, `WAIT` does not
+    /// make Redis strongly consistent: a failover can still pick a replica that missed a write
+    /// (Redis's documentation of `WAIT` says so), which this makes far less likely.
+    public struct ReplicatedPublishing: Sendable, Hashable {
+        /// How many replicas must confirm each batch (at least 1).
+        public var replicas: Int
+        /// How long to wait for them per batch.
+        public var timeout: Duration
+
+        public init(replicas: Int = 1, timeout: Duration = .seconds(1)) {
+            self.replicas = max(1, replicas)
+            self.timeout = max(timeout, .milliseconds(1))
+        }
+
+        func appendWait(to bytes: inout [UInt8]) {
+            let parts = timeout.components
+            let milliseconds = max(1, Int(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))
+            RESPEncoder.appendCommandHeader(argumentCount: 3, to: &bytes)
+            RESPEncoder.appendArgument("WAIT", to: &bytes)
+            for number in [replicas, milliseconds] {
+                Array(String(number).utf8).withUnsafeBytes { RESPEncoder.appendArgument($0, to: &bytes) }
+            }
+        }
+    }
+}

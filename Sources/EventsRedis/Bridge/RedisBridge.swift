@@ -301,7 +301,8 @@ public final class RedisBridge: Sendable {
                 queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
                 mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
                 report: report,
-                trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil)
+                trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil,
+                replication: configuration.replicatedPublishing)
             publisher.queue.setWaker { publisher.kick() }
             publisher.kick()
             publishers.append(publisher)

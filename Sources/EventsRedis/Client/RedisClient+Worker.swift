@@ -42,9 +42,10 @@ extension RedisClient {
             for request in batch { request.fail(failure) }
             return
         }
+        var demoted = false
         for (index, request) in batch.enumerated() {
             do throws(RedisError) {
-                try complete(request, readingFrom: connection)
+                demoted = try complete(request, readingFrom: connection) || demoted
             } catch {
                 releaseConnection()
                 request.fail(mapped(error))
@@ -54,19 +55,29 @@ extension RedisClient {
                 return
             }
         }
+        // The server is no longer the master (a failover demoted it): the next command connects
+        // again, to the master the sentinels name, instead of being refused here for ever.
+        if demoted, configuration.sentinel != nil { releaseConnection() }
     }
 
     /// Reads the request's replies and completes it with them; throws, leaving the request to
-    /// the caller, when reading fails.
-    private func complete(_ request: RedisClientRequest, readingFrom connection: RedisConnection) throws(RedisError) {
+    /// the caller, when reading fails. Returns whether a reply says the server is not a master
+    /// any more.
+    private func complete(_ request: RedisClientRequest, readingFrom connection: RedisConnection) throws(RedisError)
+        -> Bool
+    {
         if case .verdicts(let body) = request.completion {
             var verdicts: [RESPVerdict] = []
             verdicts.reserveCapacity(request.commands.count)
             for _ in 0..<request.commands.count {
                 verdicts.append(try connection.readReply(timeout: request.timeout, parsing: RESPVerdict.init(reply:)))
             }
+            let demoted = verdicts.contains { verdict in
+                if case .refused(let text) = verdict { return Self.saysDemoted(text) }
+                return false
+            }
             body(.success(verdicts))
-            return
+            return demoted
         }
         var replies: [RESPValue] = []
         replies.reserveCapacity(request.commands.count)
@@ -76,10 +87,30 @@ extension RedisClient {
         for _ in 0..<valueCount {
             replies.append(try connection.readReply(timeout: request.timeout))
         }
+        var demoted = false
         if let parseLast {
-            last = try connection.readReply(timeout: request.timeout, parsing: parseLast)
+            last = try connection.readReply(timeout: request.timeout) { bytes in
+                if bytes.first == UInt8(ascii: "-") {
+                    demoted = Self.saysDemoted(String(decoding: bytes.dropFirst(), as: UTF8.self))
+                }
+                return parseLast(bytes)
+            }
         }
+        demoted =
+            demoted
+            || replies.contains { reply in
+                if case .error(let text) = reply { return Self.saysDemoted(text) }
+                return false
+            }
         request.succeed(replies, last: last)
+        return demoted
+    }
+
+    /// Whether an error reply says the server stopped being a master: it refuses writes as a
+    /// replica (`READONLY`), or it unblocked a blocked command when its role changed
+    /// (`UNBLOCKED`).
+    static func saysDemoted(_ text: String) -> Bool {
+        text.hasPrefix("READONLY") || text.hasPrefix("UNBLOCKED")
     }
 
     /// Makes a newly opened connection the worker's, publishing its socket so that `close()`

@@ -37,6 +37,9 @@ public struct RedisConfiguration: Sendable {
     /// A name shown by `CLIENT LIST`, set with `CLIENT SETNAME` on every connection; must not
     /// contain spaces. Default `nil`.
     public var clientName: String?
+    /// The sentinels to ask for the current master, in place of ``host`` and ``port``; `nil`
+    /// (the default) connects to ``host`` and ``port``. See ``RedisSentinelConfiguration``.
+    public var sentinel: RedisSentinelConfiguration? = nil
 
     /// A configuration for the server at `host:port`, with every other setting at its default.
     public init(host: String = "127.0.0.1", port: Int = 6379) {

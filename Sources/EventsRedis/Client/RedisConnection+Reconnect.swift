@@ -22,7 +22,7 @@ extension RedisConnection {
             if isCancelled() { throw .clientClosed }
             attempts += 1
             do throws(RedisError) {
-                return try open(configuration)
+                return try openResolved(configuration)
             } catch {
                 guard error.isRetryable, configuration.reconnect.allowsAttempt(after: attempts) else { throw error }
                 let delay = configuration.reconnect.delay(afterFailures: attempts)

@@ -50,6 +50,9 @@ final class Publisher: Sendable {
     let report: @Sendable (RedisBridgeError) -> Void
     /// The stream length limit and how often to trim; nil for Pub/Sub or when not trimming.
     let trimming: (maxLength: Int, interval: Duration)?
+    /// With replicated publishing, how many replicas must have each batch (`WAIT`) and for how
+    /// long to wait for them; nil when a batch is done once the master has it.
+    let replication: RedisBridge.ReplicatedPublishing?
     private let lock = Lock()
     // Guarded by `lock`, which also makes every access exclusive, so the run-time exclusivity
     // checks can never fail. They are off because `kick` follows every enqueue: each published
@@ -59,8 +62,9 @@ final class Publisher: Sendable {
     init(
         queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1,
         counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void,
-        trimming: (maxLength: Int, interval: Duration)?
+        trimming: (maxLength: Int, interval: Duration)?, replication: RedisBridge.ReplicatedPublishing? = nil
     ) {
+        self.replication = mode == .stream ? replication : nil
         self.queue = queue
         self.client = client
         self.mode = mode
@@ -90,8 +94,14 @@ final class Publisher: Sendable {
         let commands = Self.commands(
             for: batch, maxEventsPerMessage: maxEventsPerMessage,
             byteLimit: min(Self.packedMessageByteLimit, client.configuration.limits.maxBulkBytes))
+        let replication = replication
         client.pipeline(
-            .written(count: commands.count) { self.encode(batch, commands, into: &$0) },
+            .written(count: commands.count + (replication == nil ? 0 : 1)) { bytes in
+                self.encode(batch, commands, into: &bytes)
+                // In the same write, so on the same connection: WAIT counts the replicas that
+                // have every write this connection made.
+                if let replication { replication.appendWait(to: &bytes) }
+            },
             verdicts: { self.complete(batch, commands, $0) })
     }
 
@@ -193,7 +203,7 @@ final class Publisher: Sendable {
                     switch index < replies.count ? replies[index] : nil {
                     case .refused(let text): .server(text)
                     case nil: .unexpectedReply(expected: "one reply per PUBLISH", got: "\(replies.count)")
-                    case .accepted: nil
+                    case .accepted, .counted: nil
                     }
                 if let failure {
                     for message in batch[command] {
@@ -214,7 +224,27 @@ final class Publisher: Sendable {
             }
             settle(batch, removing: batch.count, retryLater: true)
             failed()
-        case (.stream, .success(let replies)):
+        case (.stream, .success(var replies)):
+            if let replication {
+                let confirmed: Int? =
+                    if case .counted(let count)? = replies.last, replies.count == commands.count + 1 { count } else {
+                        nil
+                    }
+                replies.removeLast(min(1, replies.count))
+                if let confirmed, confirmed < replication.replicas, !replies.contains(where: { $0 != .accepted }) {
+                    // On the master, not on enough replicas: a failover could lose it. Sent
+                    // again after a backoff; receivers suppress the copies by the event's id.
+                    settle(batch, removing: 0, retryLater: true)
+                    counters.redisErrors.increment()
+                    report(
+                        .redis(
+                            .server(
+                                "WAIT: \(confirmed) of the \(replication.replicas) replicas required confirmed the "
+                                    + "last \(batch.count) stream events; publishing them again")))
+                    failed()
+                    return
+                }
+            }
             let refusedCommands = commands.indices.filter { index in
                 guard index < replies.count else { return true }
                 return replies[index] != .accepted

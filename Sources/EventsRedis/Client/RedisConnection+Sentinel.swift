@@ -1,0 +1,66 @@
+extension RedisConnection {
+    /// Opens a connection to the configured server: the fixed host, or the master the sentinels
+    /// name now (see ``RedisSentinelConfiguration``).
+    static func openResolved(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+        guard let sentinel = configuration.sentinel else { return try open(configuration) }
+        let master = try askSentinels(sentinel, configuration)
+        var target = configuration
+        target.host = master.host
+        target.port = master.port
+        target.sentinel = nil
+        let connection = try open(target)
+        // The sentinels may not have noticed a failover yet, or the server they name may still
+        // be turning into a master: only a master takes the connection.
+        let role: RESPValue
+        do throws(RedisError) {
+            role = try connection.command(["ROLE"])
+        } catch {
+            connection.close()
+            throw error
+        }
+        guard role.array?.first?.string == "master" else {
+            connection.close()
+            throw .connectFailed(
+                host: master.host, port: master.port,
+                reason: "the sentinels name it master \"\(sentinel.masterName)\", but its role is "
+                    + "\(role.array?.first?.string ?? "\(role)") (a failover in progress?)")
+        }
+        return connection
+    }
+
+    /// The master's address, from the first sentinel that knows it.
+    private static func askSentinels(
+        _ sentinel: RedisSentinelConfiguration, _ configuration: RedisConfiguration
+    ) throws(RedisError) -> RedisSentinelConfiguration.Address {
+        var reasons: [String] = []
+        for address in sentinel.sentinels {
+            var asking = configuration
+            asking.host = address.host
+            asking.port = address.port
+            asking.sentinel = nil
+            asking.username = sentinel.username
+            asking.password = sentinel.password
+            asking.database = 0
+            do throws(RedisError) {
+                let connection = try open(asking)
+                defer { connection.close() }
+                let reply = try connection.command([
+                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", RedisArgument(sentinel.masterName),
+                ])
+                guard let parts = reply.array, parts.count == 2, let host = parts[0].string,
+                    let port = parts[1].int, (1...65_535).contains(port)
+                else {
+                    reasons.append("\(address) does not know master \"\(sentinel.masterName)\" (\(reply))")
+                    continue
+                }
+                return RedisSentinelConfiguration.Address(host: host, port: port)
+            } catch {
+                reasons.append("\(address): \(error)")
+            }
+        }
+        throw .connectFailed(
+            host: sentinel.masterName, port: 0,
+            reason: sentinel.sentinels.isEmpty
+                ? "no sentinel is configured" : "no sentinel named the master: " + reasons.joined(separator: "; "))
+    }
+}
