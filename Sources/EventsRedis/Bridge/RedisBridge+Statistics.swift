@@ -73,6 +73,18 @@ extension RedisBridge {
         /// or for another consumer of the group to claim.
         public var pendingEntries = 0
 
+        /// Statistics with every counter and gauge at zero: what a bridge reports before it has
+        /// done anything, and the starting point for computing increases between snapshots.
+        ///
+        /// ```swift
+        /// var previous = RedisBridge.Statistics()
+        /// for await now in bridge.statisticsUpdates(every: .seconds(10)) {
+        ///     print("published \(now.published - previous.published) in the last 10 seconds")
+        ///     previous = now
+        /// }
+        /// ```
+        public init() {}
+
         /// A gauge: outgoing events of both modes waiting for Redis right now, the sum of
         /// ``streamPublishBufferDepth`` and ``pubSubPublishBufferDepth``.
         public var publishBufferDepth: Int { streamPublishBufferDepth + pubSubPublishBufferDepth }
