@@ -143,3 +143,54 @@ struct BridgeLifecycleLoggingTests {
         #expect(errors.all.contains(.stoppedWithUnpublishedEvents(1)))
     }
 }
+
+extension BridgeLifecycleLoggingTests {
+    @Test("After an outage, the log says once that Redis answers again, with the connection errors it brought")
+    func reconnectionIsLogged() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let log = LogRecords()
+        var configuration = bridgeConfiguration(server, source: "outage", errors: errors)
+        configuration.logHandler = { log.record($0) }
+        let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .incoming)
+        try await bridge.start()
+        #expect(!bridge.connectionWatch.isProbing)
+
+        server.kill()
+        #expect(await eventually { bridge.connectionWatch.isProbing })
+        #expect(log.all.contains { $0.error.map(\.isConnectionLoss) == true })
+        let answering = { log.all.filter { $0.message.contains("Redis answers again") } }
+        #expect(answering().isEmpty)
+
+        try server.restart()
+        #expect(await eventually { answering().count == 1 })
+        let notice = try #require(answering().first)
+        #expect(notice.level == .notice)
+        #expect(Int(notice.metadata["connectionErrors"] ?? "") ?? 0 >= 1, "\(notice)")
+        #expect(!bridge.connectionWatch.isProbing)
+        await bridge.stop()
+    }
+
+    @Test("Without a log handler, an outage starts no probe")
+    func noProbeWithoutLogHandler() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let bridge = RedisBridge(
+            center: EventCenter(), configuration: bridgeConfiguration(server, source: "quiet", errors: errors))
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .incoming)
+        try await bridge.start()
+        server.kill()
+        #expect(await eventually { errors.all.contains { $0.isConnectionLoss } })
+        #expect(!bridge.connectionWatch.isProbing)
+        await bridge.stop()
+    }
+
+    @Test("A refused command is not an outage: it starts no probe")
+    func refusalIsNotAnOutage() {
+        #expect(!RedisBridgeError.redis(.server("OOM command not allowed")).isConnectionLoss)
+        #expect(RedisBridgeError.redis(.connectionClosed).isConnectionLoss)
+        #expect(RedisBridgeError.pubSubEventLost(type: "t", id: "1", cause: .timedOut("reply")).isConnectionLoss)
+        #expect(!RedisBridgeError.stoppedWithUnpublishedEvents(1).isConnectionLoss)
+    }
+}

@@ -68,8 +68,9 @@ public final class RedisBridge: Sendable {
         /// False once `stop()` has cancelled the listeners: a listener attached later by a
         /// `carry` that raced with it is cancelled at once.
         var listening = true
-        /// The stream reader (the only task a bridge runs), which `stop()` lets finish its batch
-        /// before closing connections.
+        /// The stream reader (the only task a bridge runs, but for the probe of an outage that
+        /// `connectionWatch` runs for the log), which `stop()` lets finish its batch before
+        /// closing connections.
         var consumerTask: Task<Void, Never>?
         var publishers: [Publisher] = []
         var clients: [RedisClient] = []
@@ -89,6 +90,8 @@ public final class RedisBridge: Sendable {
     let outbound: Outbound
     /// Where every component reports its errors: the error handler, then the log.
     let report: @Sendable (RedisBridgeError) -> Void
+    /// Tells the log when Redis answers again after an outage.
+    let connectionWatch: ConnectionWatch
     private let lock = Lock()
     // Guarded by `lock`.
     nonisolated(unsafe) private var state = State()
@@ -98,7 +101,12 @@ public final class RedisBridge: Sendable {
     public init(center: EventCenter = .default, configuration: Configuration) {
         self.center = center
         self.configuration = configuration
-        let report: @Sendable (RedisBridgeError) -> Void = { error in configuration.report(error) }
+        let connectionWatch = ConnectionWatch(configuration: configuration)
+        self.connectionWatch = connectionWatch
+        let report: @Sendable (RedisBridgeError) -> Void = { error in
+            configuration.report(error)
+            connectionWatch.note(error)
+        }
         self.report = report
         outbound = Outbound(configuration: configuration, counters: counters, report: report)
     }
@@ -112,6 +120,7 @@ public final class RedisBridge: Sendable {
         state.clients.forEach { $0.close() }
         state.receiver?.close()
         giveUpOnQueuedEvents()
+        connectionWatch.stop()
     }
 
     /// Whether `start()` is in progress (for tests of what happens meanwhile).
@@ -500,6 +509,7 @@ public final class RedisBridge: Sendable {
 
         publishers.forEach { $0.stop() }
         clients.forEach { $0.close() }
+        connectionWatch.stop()
         let report = ShutdownReport(
             unpublishedStreamEvents: unpublishedStream, unpublishedPubSubEvents: unpublishedPubSub,
             pendingEntries: counters.pendingEntries.load(ordering: .relaxed), duration: .now - began,
