@@ -172,8 +172,12 @@ extension RedisBridge {
         }
         /// Receives the bridge's log: every error that goes to ``errorHandler`` (as a record
         /// with the error attached), and the steps of the bridge's life (starting, started,
-        /// stopping, stopped with what was left). `nil`, the default, logs nothing beyond what
-        /// ``errorHandler`` does.
+        /// Redis answering again after an outage, stopping, stopped with what was left). `nil`,
+        /// the default, logs nothing beyond what ``errorHandler`` does.
+        ///
+        /// After a connection error, the bridge's connections reconnect by themselves, and
+        /// none reports it; so that the log can say when an outage ended, a bridge with a log
+        /// handler pings Redis on one more connection, during an outage only, until it answers.
         ///
         /// Install it to route everything the bridge has to say to the app's logging system,
         /// and leave ``errorHandler`` to its default or set it to ignore errors, so that each

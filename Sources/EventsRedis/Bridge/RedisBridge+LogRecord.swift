@@ -3,8 +3,9 @@ extension RedisBridge {
     ///
     /// A bridge logs every error it reports to ``Configuration/errorHandler`` (with the error
     /// in ``error``), and the steps of its life: starting, started (connected to Redis, with
-    /// what it reads and publishes), stopping, and stopped (with what was left, as in
-    /// ``ShutdownReport``). Forward the records to the logging system the app uses:
+    /// what it reads and publishes), Redis answering again after an outage, stopping, and
+    /// stopped (with what was left, as in ``ShutdownReport``). Forward the records to the
+    /// logging system the app uses:
     ///
     /// ```swift
     /// configuration.logHandler = { record in

@@ -16,7 +16,9 @@ extension RedisBridge {
     /// claims them after ``Configuration/claimMinimumIdle``.
     public struct ShutdownReport: Sendable, Equatable, CustomStringConvertible {
         /// Outgoing stream events Redis had not acknowledged when the bridge gave up on them:
-        /// they were not published.
+        /// they were not published. (A dispatch on another thread that races with the stop may
+        /// hand over one more too late: it is reported and counted in
+        /// ``Statistics/unpublishedAtStop``, but not here.)
         public var unpublishedStreamEvents = 0
         /// Outgoing Pub/Sub events still waiting to be published when the bridge gave up on
         /// them: they were not published.

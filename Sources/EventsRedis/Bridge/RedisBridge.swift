@@ -440,7 +440,9 @@ public final class RedisBridge: Sendable {
     ///    finished. Entries it could not acknowledge stay pending in Redis and are delivered
     ///    again when a bridge starts with the same consumer name (or claimed by another
     ///    consumer); nothing is acknowledged that was not delivered. The listeners still run
-    ///    meanwhile, and what they dispatch is published like any other event.
+    ///    meanwhile, and what they dispatch is published like any other event. (A Pub/Sub
+    ///    event's listeners with a delivery context of their own, such as a queue or the main
+    ///    actor, are not waited for: what they dispatch once this returns stays local.)
     /// 2. Events still waiting for Redis get up to `drainTimeout` to be acknowledged.
     /// 3. The bridge stops hearing the center. Whatever is left, and whatever a dispatch racing
     ///    with this step hands over too late, is not published: it is reported as
