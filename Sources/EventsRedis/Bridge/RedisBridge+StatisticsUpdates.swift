@@ -16,9 +16,10 @@ extension RedisBridge {
     /// - The first snapshot comes at once; each next one `interval` after the one before it
     ///   was due (a slow consumer is given the current snapshot when it asks, not a backlog of
     ///   old ones).
-    /// - After ``stop(drainTimeout:)`` (or ``shutdown(drainTimeout:)``) has finished, the sequence gives one last snapshot (with
-    ///   what the stop left, in ``Statistics/unpublishedAtStop``) and ends. It ends too when the
-    ///   bridge is let go, and when the task iterating it is cancelled.
+    /// - After ``stop(drainTimeout:)`` (or ``shutdown(drainTimeout:)``) has finished, the
+    ///   sequence gives one last snapshot (with what the stop left, in
+    ///   ``Statistics/unpublishedAtStop``) and ends. It ends too when the bridge is let go, and
+    ///   when the task iterating it is cancelled.
     /// - The sequence does not keep the bridge alive. Iterate it from one task.
     public func statisticsUpdates(every interval: Duration) -> AsyncStream<Statistics> {
         let schedule = SnapshotSchedule(interval: interval)

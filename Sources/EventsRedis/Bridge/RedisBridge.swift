@@ -42,8 +42,9 @@ import Synchronization
 ///   own unacknowledged entries after every reconnect, claims entries that a dead consumer of
 ///   its group left behind, and delivers each event (by CloudEvents `source` + `id`) once.
 ///   Trimming never removes an entry a group has not acknowledged.
-/// - **Errors** never stop the bridge: they go to ``Configuration/errorHandler`` and are
-///   counted in ``statistics``. A message that cannot be delivered is acknowledged and skipped.
+/// - **Errors** never stop the bridge: they go to ``Configuration/errorHandler`` (and to
+///   ``Configuration/logHandler``, when one is installed) and are counted in ``statistics``. A
+///   message that cannot be delivered is acknowledged and skipped.
 /// - **Both ways by default.** Every instance that carries an event publishes it and receives
 ///   it. A process that only produces (or only consumes) an event says so with
 ///   `carry(_:mode:direction:)` (see ``Direction``) and skips the other half.
@@ -52,7 +53,8 @@ import Synchronization
 ///   or after it failed waits in the publish buffer and is published once a `start()` has
 ///   connected. ``stop(drainTimeout:)`` lets the listeners of the last received events finish
 ///   and publishes what they dispatch; whatever can no longer be published is reported as
-///   ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``, never dropped silently. After
+///   ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``, never dropped silently, and
+///   ``shutdown(drainTimeout:)`` does the same and returns a ``ShutdownReport`` of it. After
 ///   `stop()` returns, the bridge no longer hears the center.
 public final class RedisBridge: Sendable {
     private enum Phase {
@@ -450,10 +452,10 @@ public final class RedisBridge: Sendable {
     ///    ``Statistics/unpublishedAtStop``.
     ///
     /// The returned ``ShutdownReport`` counts what was left of the last two steps: events not
-    /// published, per mode, and entries still pending (read, not acknowledged). On a bridge that was never started (or whose
-    /// `start()` failed), events dispatched since `carry` cannot be published: they are reported
-    /// and counted so. A bridge let go without `stop()` reports what it still held in the same
-    /// way.
+    /// published, per mode, and entries still pending (read, not acknowledged). On a bridge
+    /// that was never started (or whose `start()` failed), events dispatched since `carry`
+    /// cannot be published: they are reported and counted so. A bridge let go without `stop()`
+    /// reports what it still held in the same way.
     ///
     /// Call it once, when the process is asked to end (see the "Running in production"
     /// article for a `SIGTERM` handler). Later calls, and calls of `stop()`, return at once:
