@@ -13,6 +13,14 @@
 # use. A block that is deliberately not compiled (Apple-only UIKit or SwiftUI code, a fragment
 # such as a signature) has the line `<!-- not compiled: reason -->` right before its fence.
 #
+# Samples that show how to feed the bridge's statistics and log to swift-metrics and swift-log
+# import `Metrics` and `Logging`. Those packages cannot be fetched here (SwiftPM builds with the
+# toolchain only), so the scratch package has two small stand-in modules under those names:
+# signature stand-ins, declaring only the API the samples use, spelled exactly as the real
+# packages spell it, with bodies that do nothing. They let the samples be type-checked; they
+# are not those libraries, and only this scratch package sees them. A sample that uses more of
+# either package needs its signature added here, copied from the real package's API.
+#
 # Each file becomes one executable target of a scratch package in .build/doc-samples, which
 # depends on this repository by path; one `swift build` compiles them all. `#sourceLocation`
 # lines point every diagnostic at the Markdown file and line it comes from. The scratch package
@@ -31,6 +39,72 @@ else
 fi
 
 mkdir -p "$scratch/Sources"
+# Stand-in modules are written through this, unchanged files kept, so that they compile once.
+write_if_changed() {
+    mkdir -p "$(dirname "$1")"
+    if cmp -s "$1.new" "$1" 2>/dev/null; then rm "$1.new"; else mv "$1.new" "$1"; fi
+}
+standins=(Metrics Logging)
+
+# Signature stand-in for swift-metrics (github.com/apple/swift-metrics, module Metrics).
+mkdir -p "$scratch/Sources/Metrics"
+cat > "$scratch/Sources/Metrics/Metrics.swift.new" <<'SWIFT'
+// Signature stand-in for swift-metrics, written by scripts/check-doc-samples.sh so that the
+// documentation samples type-check without the package. Not the library: bodies do nothing.
+public final class Counter: Sendable {
+    public init(label: String, dimensions: [(String, String)] = []) {}
+    public func increment<DataType: BinaryInteger>(by amount: DataType) {}
+    public func increment() {}
+}
+
+public class Recorder: @unchecked Sendable {
+    public init(label: String, dimensions: [(String, String)] = [], aggregate: Bool = true) {}
+    public func record<DataType: BinaryInteger>(_ value: DataType) {}
+    public func record<DataType: BinaryFloatingPoint>(_ value: DataType) {}
+}
+
+public final class Gauge: Recorder, @unchecked Sendable {
+    public convenience init(label: String, dimensions: [(String, String)] = []) {
+        self.init(label: label, dimensions: dimensions, aggregate: false)
+    }
+}
+SWIFT
+write_if_changed "$scratch/Sources/Metrics/Metrics.swift"
+
+# Signature stand-in for swift-log (github.com/apple/swift-log, module Logging).
+mkdir -p "$scratch/Sources/Logging"
+cat > "$scratch/Sources/Logging/Logging.swift.new" <<'SWIFT'
+// Signature stand-in for swift-log, written by scripts/check-doc-samples.sh so that the
+// documentation samples type-check without the package. Not the library: it logs nothing.
+public struct Logger: Sendable {
+    public let label: String
+
+    public init(label: String) { self.label = label }
+
+    public enum Level: String, Sendable, Hashable, CaseIterable, Codable {
+        case trace, debug, info, notice, warning, error, critical
+    }
+
+    public typealias Metadata = [String: MetadataValue]
+
+    public enum MetadataValue: Sendable, Equatable {
+        case string(String)
+        case dictionary(Metadata)
+        case array([MetadataValue])
+    }
+
+    public struct Message: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, Sendable {
+        public init(stringLiteral value: String) {}
+    }
+
+    public func log(
+        level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        source: @autoclosure () -> String? = nil, file: String = #fileID, function: String = #function,
+        line: UInt = #line
+    ) {}
+}
+SWIFT
+write_if_changed "$scratch/Sources/Logging/Logging.swift"
 # targets[i] is the target made of the samples of sources[i] (plain arrays: macOS's bash 3).
 targets=()
 sources=()
@@ -94,7 +168,7 @@ done
 for directory in "$scratch"/Sources/*/; do
     [ -d "$directory" ] || continue
     name=$(basename "$directory")
-    case " ${targets[*]-} " in
+    case " ${targets[*]-} ${standins[*]} " in
         *" $name "*) ;;
         *) rm -rf "${scratch:?}/Sources/$name" ;;
     esac
@@ -118,13 +192,19 @@ identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
     echo "    name: \"doc-samples\","
     echo "    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],"
     echo "    dependencies: [.package(path: \"../..\")],"
-    echo "    targets: samples.map { name in"
+    echo "    targets: ["
+    echo "        // Signature stand-ins for swift-metrics and swift-log (see the script)."
+    echo "        .target(name: \"Metrics\"),"
+    echo "        .target(name: \"Logging\"),"
+    echo "    ] + samples.map { name in"
     echo "        .executableTarget("
     echo "            name: name,"
     echo "            dependencies: ["
     echo "                .product(name: \"Events\", package: \"$identity\"),"
     echo "                .product(name: \"EventsRedis\", package: \"$identity\"),"
     echo "                .product(name: \"EventsTesting\", package: \"$identity\"),"
+    echo "                \"Metrics\","
+    echo "                \"Logging\","
     echo "            ])"
     echo "    },"
     echo "    swiftLanguageModes: [.v6]"

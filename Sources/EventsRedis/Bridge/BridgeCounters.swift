@@ -27,6 +27,8 @@ final class BridgeCounters: Sendable {
     /// waiting for a retry).
     let pendingEntries = Atomic<Int>(0)
 
+    /// The counters and the pending-entries gauge; the publish buffer gauges are the bridge's
+    /// to fill in, since the queues are not counted here.
     var snapshot: RedisBridge.Statistics {
         var statistics = RedisBridge.Statistics()
         statistics.published = published.load(ordering: .relaxed)
@@ -42,6 +44,10 @@ final class BridgeCounters: Sendable {
         statistics.claimed = claimed.load(ordering: .relaxed)
         statistics.unpublishedAtStop = unpublishedAtStop.load(ordering: .relaxed)
         statistics.consumerGroupsLost = consumerGroupsLost.load(ordering: .relaxed)
+        statistics.redelivered = redelivered.load(ordering: .relaxed)
+        statistics.deadLettered = deadLettered.load(ordering: .relaxed)
+        statistics.retriesScheduled = retriesScheduled.load(ordering: .relaxed)
+        statistics.pendingEntries = pendingEntries.load(ordering: .relaxed)
         return statistics
     }
 }

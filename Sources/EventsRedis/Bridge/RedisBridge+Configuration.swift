@@ -186,6 +186,30 @@ extension RedisBridge {
         public var errorHandler: @Sendable (RedisBridgeError) -> Void = { error in
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
         }
+        /// Receives the bridge's log: every error that goes to ``errorHandler`` (as a record
+        /// with the error attached), and the steps of the bridge's life (starting, started,
+        /// Redis answering again after an outage, stopping, stopped with what was left). `nil`,
+        /// the default, logs nothing beyond what ``errorHandler`` does.
+        ///
+        /// After a connection error, the bridge's connections reconnect by themselves, and
+        /// none reports it; so that the log can say when an outage ended, a bridge with a log
+        /// handler pings Redis on one more connection, during an outage only, until it answers.
+        ///
+        /// Install it to route everything the bridge has to say to the app's logging system,
+        /// and leave ``errorHandler`` to its default or set it to ignore errors, so that each
+        /// error is written once:
+        ///
+        /// ```swift
+        /// configuration.errorHandler = { _ in }   // the log handler writes them
+        /// configuration.logHandler = { record in
+        ///     print("[\(record.level)] \(record.message)")
+        /// }
+        /// ```
+        ///
+        /// It is called on the bridge's threads, right after ``errorHandler`` for an error, never
+        /// with a lock held: keep it quick and do not wait in it for the bridge (a `stop()` there
+        /// would wait for itself). See ``RedisBridge/LogRecord``.
+        public var logHandler: (@Sendable (RedisBridge.LogRecord) -> Void)? = nil
 
         /// A configuration for an app instance identified by `source`.
         public init(redis: RedisConfiguration = RedisConfiguration(), source: String) {

@@ -1,4 +1,5 @@
 public import Events
+import Synchronization
 
 /// Carries chosen events between the `EventCenter`s of several processes, possibly on several
 /// hosts, through Redis.
@@ -41,8 +42,9 @@ public import Events
 ///   own unacknowledged entries after every reconnect, claims entries that a dead consumer of
 ///   its group left behind, and delivers each event (by CloudEvents `source` + `id`) once.
 ///   Trimming never removes an entry a group has not acknowledged.
-/// - **Errors** never stop the bridge: they go to ``Configuration/errorHandler`` and are
-///   counted in ``statistics``. A message that cannot be delivered is acknowledged and skipped.
+/// - **Errors** never stop the bridge: they go to ``Configuration/errorHandler`` (and to
+///   ``Configuration/logHandler``, when one is installed) and are counted in ``statistics``. A
+///   message that cannot be delivered is acknowledged and skipped.
 /// - **Both ways by default.** Every instance that carries an event publishes it and receives
 ///   it. A process that only produces (or only consumes) an event says so with
 ///   `carry(_:mode:direction:)` (see ``Direction``) and skips the other half.
@@ -51,7 +53,8 @@ public import Events
 ///   or after it failed waits in the publish buffer and is published once a `start()` has
 ///   connected. ``stop(drainTimeout:)`` lets the listeners of the last received events finish
 ///   and publishes what they dispatch; whatever can no longer be published is reported as
-///   ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``, never dropped silently. After
+///   ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)``, never dropped silently, and
+///   ``shutdown(drainTimeout:)`` does the same and returns a ``ShutdownReport`` of it. After
 ///   `stop()` returns, the bridge no longer hears the center.
 public final class RedisBridge: Sendable {
     private enum Phase {
@@ -67,14 +70,17 @@ public final class RedisBridge: Sendable {
         /// False once `stop()` has cancelled the listeners: a listener attached later by a
         /// `carry` that raced with it is cancelled at once.
         var listening = true
-        /// The stream reader (the only task a bridge runs), which `stop()` lets finish its batch
-        /// before closing connections.
+        /// The stream reader (the only task a bridge runs, but for the probe of an outage that
+        /// `connectionWatch` runs for the log), which `stop()` lets finish its batch before
+        /// closing connections.
         var consumerTask: Task<Void, Never>?
         var publishers: [Publisher] = []
         var clients: [RedisClient] = []
         var receiver: PubSubReceiver?
         /// For tests: runs in `start()` once the stream reader runs, before `start()` returns.
         var whileStarting: (@Sendable () async -> Void)?
+        /// What the `stop()` that stopped the bridge left, once it has finished.
+        var shutdownReport: ShutdownReport?
     }
 
     /// The center whose events this bridge carries.
@@ -86,6 +92,10 @@ public final class RedisBridge: Sendable {
     let outbound: Outbound
     /// The failure policies given to `carry` for single events, by stream key.
     let failurePolicies = LockedBox<[String: FailurePolicy]>([:])
+    /// Where every component reports its errors: the error handler, then the log.
+    let report: @Sendable (RedisBridgeError) -> Void
+    /// Tells the log when Redis answers again after an outage.
+    let connectionWatch: ConnectionWatch
     private let lock = Lock()
     // Guarded by `lock`.
     nonisolated(unsafe) private var state = State()
@@ -95,8 +105,14 @@ public final class RedisBridge: Sendable {
     public init(center: EventCenter = .default, configuration: Configuration) {
         self.center = center
         self.configuration = configuration
-        let errorHandler = configuration.errorHandler
-        outbound = Outbound(configuration: configuration, counters: counters, report: errorHandler)
+        let connectionWatch = ConnectionWatch(configuration: configuration)
+        self.connectionWatch = connectionWatch
+        let report: @Sendable (RedisBridgeError) -> Void = { error in
+            configuration.report(error)
+            connectionWatch.note(error)
+        }
+        self.report = report
+        outbound = Outbound(configuration: configuration, counters: counters, report: report)
     }
 
     deinit {
@@ -108,6 +124,7 @@ public final class RedisBridge: Sendable {
         state.clients.forEach { $0.close() }
         state.receiver?.close()
         giveUpOnQueuedEvents()
+        connectionWatch.stop()
     }
 
     /// Whether `start()` is in progress (for tests of what happens meanwhile).
@@ -116,14 +133,28 @@ public final class RedisBridge: Sendable {
     /// Whether `stop()` has begun (for tests of what happens while it runs).
     var hasBegunStopping: Bool { lock.withLock { state.phase == .stopping || state.phase == .stopped } }
 
+    /// Whether `stop()` has finished.
+    var isStopped: Bool { lock.withLock { state.phase == .stopped } }
+
     /// Makes `start()` run `body` once the stream reader runs, before it returns (for tests of
     /// what happens meanwhile).
     func whileStarting(_ body: @escaping @Sendable () async -> Void) {
         lock.withLock { state.whileStarting = body }
     }
 
-    /// Counters of what the bridge has published, delivered, suppressed and skipped.
-    public var statistics: Statistics { counters.snapshot }
+    /// Counters of what the bridge has published, delivered, suppressed and skipped, and gauges
+    /// of what it holds now (events waiting for Redis, entries not yet acknowledged), read at
+    /// this moment. Cheap enough to read as often as a metrics system scrapes: it takes no lock
+    /// that delivery or publishing wait for. See ``Statistics`` and
+    /// ``statisticsUpdates(every:)``.
+    public var statistics: Statistics {
+        var statistics = counters.snapshot
+        // A closed queue keeps what it gave up on, which is no longer waiting for anything.
+        let depth = { (queue: PublishQueue) in queue.isClosed ? 0 : queue.count }
+        statistics.streamPublishBufferDepth = depth(outbound.streamQueue)
+        statistics.pubSubPublishBufferDepth = depth(outbound.pubSubQueue)
+        return statistics
+    }
 
     // MARK: - Choosing events
 
@@ -247,7 +278,6 @@ public final class RedisBridge: Sendable {
             throw error
         }
 
-        let report = configuration.errorHandler
         let received = carried.filter { $0.value.direction.receives }
         let published = carried.values.filter { $0.direction.publishes }
         let inbound = Inbound(
@@ -256,6 +286,10 @@ public final class RedisBridge: Sendable {
             counters: counters, report: report)
         let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
         let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
+        let publishedKeys = published.map(\.key).sorted()
+        configuration.log(
+            .debug, "Redis bridge starting",
+            metadata: startMetadata(streams: streamKeys, channels: channels, publishing: publishedKeys))
         var clients: [RedisClient] = []
         var consumer: StreamConsumer?
         var receiver: PubSubReceiver?
@@ -288,7 +322,9 @@ public final class RedisBridge: Sendable {
         } catch {
             clients.forEach { $0.close() }
             lock.withLock { state.phase = .idle }
-            throw .startFailed(error)
+            let failure = RedisBridgeError.startFailed(error)
+            configuration.log(failure.logLevel, failure.description, metadata: failure.logMetadata, error: failure)
+            throw failure
         }
 
         // One publishing connection per mode that has outgoing events. From here on a queued
@@ -318,6 +354,21 @@ public final class RedisBridge: Sendable {
         }
         if let hook { await hook() }
         lock.withLock { state.phase = .running }
+        configuration.log(
+            .info,
+            streamKeys.isEmpty && channels.isEmpty
+                ? "Redis bridge started (publishing only: it connects when it publishes)"
+                : "Redis bridge started, connected to Redis",
+            metadata: startMetadata(streams: streamKeys, channels: channels, publishing: publishedKeys))
+    }
+
+    private func startMetadata(streams: [String], channels: [String], publishing: [String]) -> [String: String] {
+        [
+            "source": configuration.source, "redis": "\(configuration.redis.host):\(configuration.redis.port)",
+            "group": configuration.consumerGroup, "consumer": configuration.consumerName,
+            "streams": streams.joined(separator: ","), "channels": channels.joined(separator: ","),
+            "publishing": publishing.joined(separator: ","),
+        ]
     }
 
     /// Waits until Redis has acknowledged every event dispatched before the call (or, for
@@ -363,37 +414,77 @@ public final class RedisBridge: Sendable {
     /// cannot be started again. Called while ``start()`` is still running, it waits for it and
     /// then stops what it started.
     ///
+    /// It is ``shutdown(drainTimeout:)`` without the report: the same steps in the same order
+    /// (see there), and what is left is reported to the error handler and the log. Use
+    /// `shutdown(drainTimeout:)` to learn in code what was left.
+    ///
+    /// On a bridge that was never started (or whose `start()` failed), events dispatched since
+    /// `carry` cannot be published: they are reported and counted so. A bridge let go without
+    /// `stop()` reports what it still held in the same way.
+    public func stop(drainTimeout: Duration = .seconds(5)) async {
+        _ = await shutdown(drainTimeout: drainTimeout)
+    }
+
+    /// Stops carrying events, gracefully, and says what was left: what is being delivered
+    /// finishes and is acknowledged, queued events get up to `drainTimeout` to be published,
+    /// and the report counts what could not be. Otherwise it is ``stop(drainTimeout:)``:
+    /// events from Redis no longer arrive, once it returns local dispatches are no longer heard
+    /// (they stay local, as without a bridge), and a stopped bridge cannot be started again.
+    /// Called while ``start()`` is still running, it waits for it and then stops what it
+    /// started.
+    ///
+    /// ```swift
+    /// let report = await bridge.shutdown(drainTimeout: .seconds(10))
+    /// if !report.isClean { print("Redis bridge stopped with work left: \(report)") }
+    /// ```
+    ///
     /// In this order:
     /// 1. Reception ends, and what is being delivered finishes: the Pub/Sub reader ends after
     ///    the message in hand, and the stream reader delivers the batch it read (at most
-    ///    ``Configuration/readBlock`` away) and acknowledges what it delivered. Entries it could
-    ///    not acknowledge stay pending in Redis and are delivered again when a bridge starts with
-    ///    the same consumer name (or claimed by another consumer). The listeners still run
-    ///    meanwhile, and what they dispatch is published like any other event.
+    ///    ``Configuration/readBlock`` away), waits for its listeners and acknowledges what they
+    ///    finished. Entries it could not acknowledge stay pending in Redis and are delivered
+    ///    again when a bridge starts with the same consumer name (or claimed by another
+    ///    consumer); nothing is acknowledged that was not delivered. The listeners still run
+    ///    meanwhile, and what they dispatch is published like any other event. (A Pub/Sub
+    ///    event's listeners with a delivery context of their own, such as a queue or the main
+    ///    actor, are not waited for: what they dispatch once this returns stays local.)
     /// 2. Events still waiting for Redis get up to `drainTimeout` to be acknowledged.
     /// 3. The bridge stops hearing the center. Whatever is left, and whatever a dispatch racing
     ///    with this step hands over too late, is not published: it is reported as
     ///    ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)`` and counted in
     ///    ``Statistics/unpublishedAtStop``.
     ///
-    /// On a bridge that was never started (or whose `start()` failed), events dispatched since
-    /// `carry` cannot be published: they are reported and counted so. A bridge let go without
-    /// `stop()` reports what it still held in the same way.
-    public func stop(drainTimeout: Duration = .seconds(5)) async {
+    /// The returned ``ShutdownReport`` counts what was left of the last two steps: events not
+    /// published, per mode, and entries still pending (read, not acknowledged). On a bridge
+    /// that was never started (or whose `start()` failed), events dispatched since `carry`
+    /// cannot be published: they are reported and counted so. A bridge let go without `stop()`
+    /// reports what it still held in the same way.
+    ///
+    /// Call it once, when the process is asked to end (see the "Running in production"
+    /// article for a `SIGTERM` handler). Later calls, and calls of `stop()`, return at once:
+    /// once the first has finished, with its report; while it still runs, with an empty
+    /// report, since what will be left is not known yet.
+    public func shutdown(drainTimeout: Duration = .seconds(5)) async -> ShutdownReport {
+        let began = ContinuousClock.now
         // A `start()` in progress finishes (or fails) first; then this stops what it started.
         while lock.withLock({ state.phase == .starting }) {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        let wasRunning: Bool? = lock.withLock {
+        let wasRunning: Bool?
+        let earlier: ShutdownReport?
+        (wasRunning, earlier) = lock.withLock {
             switch state.phase {
             case .idle, .running:
                 defer { state.phase = .stopping }
-                return state.phase == .running
+                return (state.phase == .running, nil)
             case .starting, .stopping, .stopped:
-                return nil
+                return (nil, state.shutdownReport)
             }
         }
-        guard let wasRunning else { return }
+        guard let wasRunning else { return earlier ?? ShutdownReport() }
+        configuration.log(
+            .notice, "Redis bridge stopping",
+            metadata: ["source": configuration.source, "drainTimeout": "\(drainTimeout)"])
         let (consumerTask, receiver, publishers, clients) = lock.withLock {
             (state.consumerTask, state.receiver, state.publishers, state.clients)
         }
@@ -404,9 +495,14 @@ public final class RedisBridge: Sendable {
         consumerTask?.cancel()
         await consumerTask?.value
 
+        var deadlineReached = false
         if wasRunning {
             let deadline = ContinuousClock.now + drainTimeout
-            while outbound.streamQueue.count + outbound.pubSubQueue.count > 0, ContinuousClock.now < deadline {
+            while outbound.streamQueue.count + outbound.pubSubQueue.count > 0 {
+                guard ContinuousClock.now < deadline else {
+                    deadlineReached = true
+                    break
+                }
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
@@ -416,18 +512,40 @@ public final class RedisBridge: Sendable {
             return state.subscriptions
         }
         subscriptions.forEach { $0.cancel() }
-        giveUpOnQueuedEvents()
+        let (unpublishedStream, unpublishedPubSub) = giveUpOnQueuedEvents()
 
         publishers.forEach { $0.stop() }
         clients.forEach { $0.close() }
-        lock.withLock { state.phase = .stopped }
+        connectionWatch.stop()
+        let report = ShutdownReport(
+            unpublishedStreamEvents: unpublishedStream, unpublishedPubSubEvents: unpublishedPubSub,
+            pendingEntries: counters.pendingEntries.load(ordering: .relaxed), duration: .now - began,
+            deadlineReached: deadlineReached)
+        lock.withLock {
+            state.shutdownReport = report
+            state.phase = .stopped
+        }
+        let statistics = self.statistics
+        configuration.log(
+            report.isClean ? .info : .warning, "Redis bridge stopped: \(report)",
+            metadata: report.logMetadata.merging(
+                [
+                    "source": configuration.source, "published": String(statistics.published),
+                    "delivered": String(statistics.delivered),
+                ]) { $1 })
+        return report
     }
 
-    /// Closes the publish queues and reports the events still in them as not published.
-    private func giveUpOnQueuedEvents() {
-        let left = outbound.streamQueue.close() + outbound.pubSubQueue.close()
-        guard left > 0 else { return }
+    /// Closes the publish queues and reports the events still in them as not published;
+    /// returns how many were left in each (stream, Pub/Sub).
+    @discardableResult
+    private func giveUpOnQueuedEvents() -> (stream: Int, pubSub: Int) {
+        let stream = outbound.streamQueue.close()
+        let pubSub = outbound.pubSubQueue.close()
+        let left = stream + pubSub
+        guard left > 0 else { return (stream, pubSub) }
         counters.unpublishedAtStop.increment(by: left)
-        configuration.errorHandler(.stoppedWithUnpublishedEvents(left))
+        report(.stoppedWithUnpublishedEvents(left))
+        return (stream, pubSub)
     }
 }

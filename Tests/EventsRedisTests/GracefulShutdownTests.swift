@@ -1,0 +1,135 @@
+import Events
+import Foundation
+import RedisServerSupport
+import Synchronization
+import Testing
+
+@testable import EventsRedis
+
+/// `shutdown(drainTimeout:)`: reading stops, deliveries in flight finish and are acknowledged,
+/// queued events are flushed within the timeout, and the report says exactly what was left.
+@Suite(
+    "Redis bridge graceful shutdown", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
+)
+struct GracefulShutdownTests {
+    @Test("A shutdown with Redis unreachable reports the events it could not publish, and reaches its deadline")
+    func reportsUnpublishedEvents() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try await bridge.start()
+        center.dispatch(Sequenced(n: 0))
+        #expect(await bridge.flush(timeout: .seconds(10)))
+
+        server.stop()
+        for n in 1...3 { center.dispatch(Sequenced(n: n)) }
+        let report = await bridge.shutdown(drainTimeout: .milliseconds(200))
+
+        #expect(report.unpublishedStreamEvents == 3, "\(report)")
+        #expect(report.unpublishedPubSubEvents == 0)
+        #expect(report.unpublishedEvents == 3)
+        #expect(report.deadlineReached)
+        #expect(!report.isClean)
+        #expect(report.duration >= .milliseconds(200))
+        #expect(bridge.statistics.unpublishedAtStop == 3)
+        #expect(bridge.statistics.published == 1)
+        #expect(errors.all.contains(.stoppedWithUnpublishedEvents(3)), "\(errors.all)")
+        // Later calls return the same report at once.
+        #expect(await bridge.shutdown() == report)
+    }
+
+    @Test("A clean shutdown of both modes reports nothing left", arguments: [RedisBridge.Mode.stream, .pubSub])
+    func cleanShutdown(mode: RedisBridge.Mode) async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let publisherCenter = EventCenter()
+        let publisher = RedisBridge(
+            center: publisherCenter, configuration: bridgeConfiguration(server, source: "p", errors: errors))
+        try publisher.carry(Sequenced.self, mode: mode, direction: .outgoing)
+        try await publisher.start()
+        let consumerCenter = EventCenter()
+        let received = Log<Int>()
+        let listener = consumerCenter.listen(to: Sequenced.self) { received.append($0.n) }
+        let consumer = RedisBridge(
+            center: consumerCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try consumer.carry(Sequenced.self, mode: mode, direction: .incoming)
+        try await consumer.start()
+
+        for n in 1...5 { publisherCenter.dispatch(Sequenced(n: n)) }
+        let published = await publisher.shutdown()
+        #expect(published == RedisBridge.ShutdownReport(duration: published.duration))
+        #expect(published.isClean)
+        #expect(publisher.statistics.published == 5)
+        #expect(await eventually { received.count == 5 })
+        let consumed = await consumer.shutdown()
+        #expect(consumed.isClean, "\(consumed)")
+        #expect(!consumed.deadlineReached)
+        #expect(errors.all.isEmpty, "\(errors.all)")
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("A listener still running at shutdown is waited for, and its entry is acknowledged")
+    func inFlightDeliveryFinishesAndIsAcknowledged() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let admin = RedisClient(server.configuration)
+        let center = EventCenter()
+        let held = Gate()
+        let finished = Log<Int>()
+        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
+            held.pass()
+            finished.append(event.n)
+        }
+        let consumer = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
+        try await consumer.start()
+        let stream = RedisArgument("test:" + Sequenced.wireName)
+        _ = try await admin.send("XADD", stream, "*", "event", foreignMessage(type: Sequenced.wireName, n: 1))
+        #expect(await eventually { held.isReached })
+
+        let stopReturned = Atomic<Bool>(false)
+        let stopping = Task {
+            let report = await consumer.shutdown(drainTimeout: .seconds(1))
+            stopReturned.store(true, ordering: .sequentiallyConsistent)
+            return report
+        }
+        #expect(await eventually { consumer.hasBegunStopping })
+        await waitToShowNothingArrives()
+        let returnedEarly = stopReturned.load(ordering: .sequentiallyConsistent)
+        #expect(!returnedEarly, "shutdown returned before the listener ended")
+        #expect(finished.count == 0)
+        // The entry is still pending while its listener runs.
+        #expect((try await admin.send("XPENDING", stream, "c")).array?.first?.int == 1)
+
+        held.open()
+        let report = await stopping.value
+        #expect(finished.values == [1])
+        #expect(report.isClean, "\(report)")
+        #expect(consumer.statistics.delivered == 1)
+        #expect((try await admin.send("XPENDING", stream, "c")).array?.first?.int == 0)
+        #expect(errors.all.isEmpty, "\(errors.all)")
+        withExtendedLifetime(listener) {}
+        admin.close()
+    }
+
+    @Test("stop() and stop(drainTimeout:) still compile and stop as before, with no report to read")
+    func stopStaysSourceCompatible() async throws {
+        let errors = ErrorLog()
+        var configuration = RedisBridge.Configuration(source: "compat")
+        configuration.errorHandler = { errors.record($0) }
+        let center = EventCenter()
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        center.dispatch(Sequenced(n: 1))
+        async let stopped: Void = bridge.stop(drainTimeout: .seconds(1))
+        await stopped
+        await bridge.stop()
+        #expect(errors.all == [.stoppedWithUnpublishedEvents(1)])
+        // A never-started bridge gives up at once; the report says what was given up.
+        #expect(await bridge.shutdown().unpublishedEvents == 1)
+    }
+}
