@@ -286,7 +286,7 @@ struct RedisClientTests {
         }
         let values = try verdicts.get()
         #expect(values.count == 5)
-        #expect(values[0] == .accepted && values[1] == .accepted && values[4] == .accepted)
+        #expect(values[0] == .accepted && values[1] == .accepted && values[4] == .counted(2))
         // The texts are Redis's own error replies, without the leading "-" or the CRLF.
         guard case .refused(let wrongType) = values[2], case .refused(let arity) = values[3] else {
             Issue.record("expected two refusals, got \(values)")

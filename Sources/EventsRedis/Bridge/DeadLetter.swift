@@ -21,8 +21,8 @@ extension RedisBridge {
     /// | `group`, `consumer` | the consumer group and consumer that gave up on it |
     /// | `time` | when it was dead-lettered (RFC 3339) |
     ///
-    /// List them with ``RedisBridge/deadLetters(of:limit:)``, put one back on its stream with
-    /// ``RedisBridge/replay(_:)``, and drop them with ``RedisBridge/purgeDeadLetters(of:)``.
+    /// List them with ``RedisBridge/deadLetters(of:limit:)-(E.Type,_)``, put one back on its stream with
+    /// ``RedisBridge/replay(_:)``, and drop them with ``RedisBridge/purgeDeadLetters(of:)-(E.Type)``.
     public struct DeadLetter: Sendable, Hashable, CustomStringConvertible {
         /// The dead letter's own entry id in the dead-letter stream.
         public let id: String
