@@ -55,14 +55,7 @@ package final class RedisSentinel {
         process.arguments = [file.path, "--sentinel"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        var everything = sigset_t()
-        var saved = sigset_t()
-        sigemptyset(&everything)
-        pthread_sigmask(SIG_SETMASK, &everything, &saved)
-        do {
-            defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-            try process.run()
-        }
+        try RedisServer.runUnmasked(process)
         try waitUntilReady()
     }
 

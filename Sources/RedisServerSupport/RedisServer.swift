@@ -184,17 +184,7 @@ package final class RedisServer {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        // The child inherits the calling thread's signal mask, and the threads Swift concurrency
-        // and Dispatch run tests on block most signals: a server started from one would ignore
-        // SIGTERM. Unblock everything while spawning, then restore the mask.
-        var everything = sigset_t()
-        var saved = sigset_t()
-        sigemptyset(&everything)
-        pthread_sigmask(SIG_SETMASK, &everything, &saved)
-        do {
-            defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-            try process.run()
-        }
+        try Self.runUnmasked(process)
         self.process = process
         try waitUntilReady(process: process, port: port)
     }
@@ -223,6 +213,19 @@ package final class RedisServer {
         }
         terminate(signal: SIGKILL)
         throw Failure(description: "redis-server did not answer INFO within 10 s: \(logTail())")
+    }
+
+    /// Runs `process` with no signal blocked. The child inherits the calling thread's signal
+    /// mask, and the threads Swift concurrency and Dispatch run tests on block most signals: a
+    /// server started from one would ignore SIGTERM. Everything is unblocked while spawning,
+    /// then the mask is restored.
+    static func runUnmasked(_ process: Process) throws {
+        var everything = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&everything)
+        pthread_sigmask(SIG_SETMASK, &everything, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        try process.run()
     }
 
     private func logTail() -> String {
