@@ -35,7 +35,7 @@ package final class RedisSentinel {
         else { throw RedisServer.Failure(description: "no free port for a sentinel") }
         port = free
         let milliseconds = Int(
-            downAfter.components.seconds * 1000 + downAfter.components.attoseconds / 1_000_000_000_000_000)
+            downAfter.wholeMilliseconds)
         // Sentinel rewrites its file as it learns the topology: it must be its own, writable.
         let file = directory.appendingPathComponent("sentinel.conf")
         try """

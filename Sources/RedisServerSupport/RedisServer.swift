@@ -219,7 +219,7 @@ package final class RedisServer {
     /// mask, and the threads Swift concurrency and Dispatch run tests on block most signals: a
     /// server started from one would ignore SIGTERM. Everything is unblocked while spawning,
     /// then the mask is restored.
-    static func runUnmasked(_ process: Process) throws {
+    package static func runUnmasked(_ process: Process) throws {
         var everything = sigset_t()
         var saved = sigset_t()
         sigemptyset(&everything)

@@ -143,8 +143,7 @@ extension RedisBridge {
         }
 
         func appendWait(to bytes: inout [UInt8]) {
-            let parts = timeout.components
-            let milliseconds = max(1, Int(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = max(1, timeout.wholeMilliseconds)
             RESPEncoder.appendCommandHeader(argumentCount: 3, to: &bytes)
             RESPEncoder.appendArgument("WAIT", to: &bytes)
             for number in [replicas, milliseconds] {

@@ -194,8 +194,7 @@ extension StreamConsumer {
         var claimed: [Entry] = []
         var returned: Set<String> = []
         for retry in due {
-            let idle = retry.wait.components
-            let milliseconds = max(0, Int(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000) - 1)
+            let milliseconds = max(0, retry.wait.wholeMilliseconds - 1)
             let reply = try await client.send([
                 "XCLAIM", RedisArgument(retry.key), RedisArgument(group), RedisArgument(consumer),
                 RedisArgument(milliseconds), RedisArgument(retry.id),

@@ -137,7 +137,7 @@ struct StreamConsumer: Sendable {
             acknowledgements.merge(await deliver(entries), uniquingKeysWith: +)
         }
         if !acknowledgements.isEmpty, (try? await client.pipeline(acknowledgeCommands(acknowledgements))) != nil {
-            counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+            noteAcknowledged(acknowledgements)
         }
     }
 
@@ -240,14 +240,13 @@ struct StreamConsumer: Sendable {
     /// Claims and delivers entries other consumers of the group left pending for longer than
     /// the configured idle time.
     func claimStaleEntries() async throws(RedisError) {
-        let minimumIdle = configuration.claimMinimumIdle.components
-        let idleMilliseconds = minimumIdle.seconds * 1000 + minimumIdle.attoseconds / 1_000_000_000_000_000
+        let idleMilliseconds = configuration.claimMinimumIdle.wholeMilliseconds
         for key in keys {
             var cursor = "0-0"
             repeat {
                 let reply = try await client.send([
                     "XAUTOCLAIM", RedisArgument(key), RedisArgument(group), RedisArgument(consumer),
-                    RedisArgument(Int(idleMilliseconds)), RedisArgument(cursor), "COUNT",
+                    RedisArgument(idleMilliseconds), RedisArgument(cursor), "COUNT",
                     RedisArgument(configuration.readBatchSize),
                 ])
                 guard let parts = reply.array, parts.count >= 2, let next = parts[0].string,
@@ -275,7 +274,7 @@ struct StreamConsumer: Sendable {
         for reply in acknowledged {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
-        counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+        noteAcknowledged(acknowledgements)
         return try read.get()
     }
 
@@ -285,8 +284,7 @@ struct StreamConsumer: Sendable {
             RedisArgument(configuration.readBatchSize),
         ]
         if let block {
-            let parts = block.components
-            command += ["BLOCK", RedisArgument(Int(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))]
+            command += ["BLOCK", RedisArgument(block.wholeMilliseconds)]
         }
         command.append("STREAMS")
         command += keys.map { RedisArgument($0) }
@@ -305,7 +303,7 @@ struct StreamConsumer: Sendable {
         for reply in try await client.pipeline(acknowledgeCommands(acknowledgements)) {
             if case .error(let text) = reply { throw RedisError.server(text) }
         }
-        counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+        noteAcknowledged(acknowledgements)
     }
 
     /// Delivers the entries locally, in order, and returns once every listener has finished
@@ -340,6 +338,11 @@ struct StreamConsumer: Sendable {
         _ = await batch.wait()
         counters.delivered.increment(by: dispatched)
         return acknowledgements
+    }
+
+    /// The acknowledged entries are no longer pending here.
+    private func noteAcknowledged(_ acknowledgements: [String: [String]]) {
+        counters.pendingEntries.add(-acknowledgements.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
     }
 
     private func acknowledgeCommands(_ acknowledgements: [String: [String]]) -> [[RedisArgument]] {

@@ -1,4 +1,5 @@
 import Foundation
+import RedisServerSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -33,14 +34,8 @@ final class PeerProcess {
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
-        // The child inherits the calling thread's signal mask, and the threads tests run on
-        // block most signals: unblock everything while spawning (as RedisServer does).
-        var everything = sigset_t()
-        var saved = sigset_t()
-        sigemptyset(&everything)
-        pthread_sigmask(SIG_SETMASK, &everything, &saved)
-        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-        try process.run()
+        // The threads tests run on block most signals, which the child would inherit.
+        try RedisServer.runUnmasked(process)
     }
 
     deinit {
