@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "Events", targets: ["Events"]),
         .library(name: "EventsRedis", targets: ["EventsRedis"]),
+        .library(name: "EventsRedisTLS", targets: ["EventsRedisTLS"]),
         .library(name: "EventsTesting", targets: ["EventsTesting"]),
         .executable(name: "events-demo", targets: ["events-demo"]),
         .executable(name: "events-bench", targets: ["events-bench"]),
@@ -27,12 +28,20 @@ let package = Package(
         .target(name: "Events", swiftSettings: strictSettings),
         // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
         .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
+        // TLS for the Redis client, over the system's OpenSSL 3 (libssl): its own product, so that
+        // users without TLS link nothing new. Set `configuration.transport = .tls`.
+        .target(
+            name: "EventsRedisTLS", dependencies: ["EventsRedis", "CEventsRedisOpenSSL"], swiftSettings: strictSettings),
+        .systemLibrary(
+            name: "CEventsRedisOpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Test support for apps that use Events: a recorder of events, waits and expectations
         // that record Swift Testing issues, leak checks, and a clock the test advances.
         .target(name: "EventsTesting", dependencies: ["Events"], swiftSettings: strictSettings),
         // Starts private redis-server processes for the Redis tests, the demo and the benchmark.
         // Not a product: users never see it.
-        .target(name: "RedisServerSupport", dependencies: ["EventsRedis"], swiftSettings: strictSettings),
+        .target(
+            name: "RedisServerSupport", dependencies: ["EventsRedis", "EventsRedisTLS"], swiftSettings: strictSettings),
         .executableTarget(
             name: "events-demo", dependencies: ["Events", "EventsRedis", "RedisServerSupport"],
             resources: [.copy("Resources/movies.json")],
@@ -42,7 +51,8 @@ let package = Package(
         .target(name: "EventsBenchSupport"),
         // The benchmark: `swift run -c release events-bench` (Docs/Performance.md).
         .executableTarget(
-            name: "events-bench", dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "RedisServerSupport"],
+            name: "events-bench",
+            dependencies: ["Events", "EventsBenchSupport", "EventsRedis", "EventsRedisTLS", "RedisServerSupport"],
             swiftSettings: strictSettings),
         // A receiving process that the Redis tests kill (SIGKILL) mid-stream and start again; they
         // find it beside their own executable. Not a product.
@@ -55,7 +65,8 @@ let package = Package(
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
         .testTarget(
-            name: "EventsRedisTests", dependencies: ["EventsRedis", "EventsTesting", "RedisServerSupport"],
+            name: "EventsRedisTests",
+            dependencies: ["EventsRedis", "EventsRedisTLS", "EventsTesting", "RedisServerSupport"],
             swiftSettings: strictSettings
         ),
     ],

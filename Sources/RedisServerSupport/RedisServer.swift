@@ -1,4 +1,5 @@
 package import EventsRedis
+import EventsRedisTLS
 package import Foundation
 
 #if canImport(Glibc)
@@ -18,8 +19,24 @@ package import Foundation
 /// }
 /// ```
 ///
+/// With `tls`, the server listens with TLS only (`--tls-port`, `--port 0`), with certificates
+/// from ``TLSCertificates``, and ``configuration`` connects over TLS.
+///
 /// The process is stopped and the directory removed when the value is dropped.
 package final class RedisServer {
+    /// How a TLS server is set up.
+    package struct TLS {
+        package var certificates: TLSCertificates
+        /// Whether clients must present a certificate the authority signed
+        /// (`--tls-auth-clients yes`); otherwise they may present none (`no`).
+        package var requiresClientCertificates: Bool
+
+        package init(certificates: TLSCertificates, requiresClientCertificates: Bool = false) {
+            self.certificates = certificates
+            self.requiresClientCertificates = requiresClientCertificates
+        }
+    }
+
     package struct Failure: Error, CustomStringConvertible {
         package let description: String
     }
@@ -45,19 +62,22 @@ package final class RedisServer {
     package let directory: URL
     package let password: String?
     package let user: (name: String, password: String)?
+    package let tls: TLS?
     private var process: Process?
 
     /// Extra `redis-server` options, such as `["--appendfsync", "everysec"]` (later ones win).
     package let extraArguments: [String]
 
-    /// Starts a server, optionally with `requirepass`, one ACL user with every permission, and
-    /// extra options.
+    /// Starts a server, optionally with `requirepass`, one ACL user with every permission, TLS
+    /// and extra options.
     package init(
-        password: String? = nil, user: (name: String, password: String)? = nil, extraArguments: [String] = []
+        password: String? = nil, user: (name: String, password: String)? = nil, tls: TLS? = nil,
+        extraArguments: [String] = []
     ) throws {
         guard Self.executable != nil else { throw Failure(description: "redis-server not found") }
         self.password = password
         self.user = user
+        self.tls = tls
         self.extraArguments = extraArguments
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("events-redis-test-\(getpid())-\(UUID().uuidString)")
@@ -111,9 +131,17 @@ package final class RedisServer {
         heldPorts.release(port)
     }
 
-    /// A configuration for this server, with its credentials and short test timeouts.
+    /// A configuration for this server, with its credentials and short test timeouts; for a TLS
+    /// server, the TLS transport trusting the test authority, with the client certificate.
     package var configuration: RedisConfiguration {
         var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
+        if let tls {
+            configuration.tls = RedisConfiguration.TLS(
+                trust: .certificateAuthorityFile(tls.certificates.authorityFile),
+                clientCertificate: .files(
+                    certificate: tls.certificates.clientCertificateFile, key: tls.certificates.clientKeyFile))
+            configuration.transport = .tls
+        }
         configuration.password = password
         configuration.connectTimeout = .seconds(1)
         configuration.replyTimeout = .seconds(3)
@@ -171,8 +199,18 @@ package final class RedisServer {
     }
 
     private func launch(port: Int) throws {
-        var arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
+        var arguments = ["--port", String(port)]
+        if let tls {
+            arguments = [
+                "--port", "0", "--tls-port", String(port),
+                "--tls-cert-file", tls.certificates.serverCertificateFile,
+                "--tls-key-file", tls.certificates.serverKeyFile,
+                "--tls-ca-cert-file", tls.certificates.authorityFile,
+                "--tls-auth-clients", tls.requiresClientCertificates ? "yes" : "no",
+            ]
+        }
+        arguments += [
+            "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
             "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
             "--logfile", directory.appendingPathComponent("redis.log").path,
         ]

@@ -39,7 +39,7 @@ struct RedisConfigurationTests {
     @Test(
         "rejects malformed URLs",
         arguments: [
-            "", "localhost:6379", "rediss://host", "http://host", "redis://", "redis://host:0", "redis://host:70000",
+            "", "localhost:6379", "http://host", "redis://", "rediss://", "redis://host:0", "redis://host:70000",
             "redis://host:abc", "redis://host/x", "redis://host/-1", "redis://user@host", "redis://host?db=1",
             "redis://[::1", "redis://:p%zz@host", "redis://host:",
         ])

@@ -113,13 +113,13 @@ extension RedisClient {
         text.hasPrefix("READONLY") || text.hasPrefix("UNBLOCKED")
     }
 
-    /// Makes a newly opened connection the worker's, publishing its socket so that `close()`
+    /// Makes a newly opened connection the worker's, publishing its interruption so that `close()`
     /// can interrupt a blocked read; false (and the connection closed) when the client was
     /// closed meanwhile.
     private func adopt(_ connection: RedisConnection) -> Bool {
         let published: Bool = state.withLock { state in
             guard !state.isClosed else { return false }
-            state.descriptor = connection.descriptor
+            state.interruption = connection.interruption
             return true
         }
         guard published else {
@@ -161,10 +161,10 @@ extension RedisClient {
         }
     }
 
-    /// Runs on `queue`: unpublishes the connection's descriptor, then closes it.
+    /// Runs on `queue`: unpublishes the connection's interruption, then closes it.
     func releaseConnection() {
         guard let connection = worker.connection else { return }
-        state.withLock { $0.descriptor = nil }
+        state.withLock { $0.interruption = nil }
         connection.close()
         worker.connection = nil
     }

@@ -55,9 +55,9 @@ public final class RedisClient: Sendable {
         /// Whether a drain of `pending` is scheduled or running on `queue`.
         var isDraining = false
         var isClosed = false
-        /// The socket of the worker's open connection, published so that `close()` can interrupt
-        /// a blocked read. The worker clears it here before it releases the descriptor.
-        var descriptor: Int32?
+        /// How to interrupt the worker's open connection, published so that `close()` can wake a
+        /// blocked read. The worker clears it here before it closes the connection.
+        var interruption: RedisTransportInterruption?
     }
 
     /// A client for the server `configuration` describes. Nothing connects until the first
@@ -76,7 +76,7 @@ public final class RedisClient: Sendable {
     /// Whether the client holds an open connection right now (best effort: a connection the
     /// server dropped is noticed at the next call).
     public var isConnected: Bool {
-        state.withLock { $0.descriptor != nil }
+        state.withLock { $0.interruption != nil }
     }
 
     /// Sends one command and returns its reply.
@@ -149,8 +149,8 @@ public final class RedisClient: Sendable {
         let abandoned: [RedisClientRequest] = state.withLock { state in
             guard !state.isClosed else { return [] }
             state.isClosed = true
-            // Interrupt a blocked read while the worker cannot release the descriptor.
-            if let descriptor = state.descriptor { RedisSocket.interrupt(descriptor: descriptor) }
+            // Interrupt a blocked read while the worker cannot close the connection.
+            state.interruption?.interrupt()
             defer { state.pending = [] }
             return state.pending
         }

@@ -1,25 +1,31 @@
 extension RedisConfiguration {
-    /// A configuration read from a URL of the form `redis://[[user]:password@]host[:port][/db]`.
+    /// A configuration read from a URL of the form `redis://[[user]:password@]host[:port][/db]`,
+    /// or `rediss://...` for TLS.
     ///
     /// ```swift
     /// let local = try RedisConfiguration(url: "redis://localhost")                // port 6379, db 0
     /// let acl = try RedisConfiguration(url: "redis://worker:s3cr%40t@10.0.0.5:6380/3")
     /// let ipv6 = try RedisConfiguration(url: "redis://[::1]:6379")
+    /// var managed = try RedisConfiguration(url: "rediss://default:token@cache.example.com:6380")
+    /// managed.transport = .tls                                                  // import EventsRedisTLS
     /// ```
     ///
     /// Rules: the user name and password may be percent-encoded (`%40` for `@`); an empty user
-    /// name means the default user. Settings the URL does not carry keep their defaults.
-    /// Anything else (another scheme such as `rediss://`, a query string, a bad port or
-    /// database number, an empty host) throws ``RedisError/invalidConfiguration(_:)``.
+    /// name means the default user. `rediss://` sets ``tls`` to its defaults (the system's
+    /// trusted certificates, the host's name); connecting then needs a TLS transport, and the
+    /// plain one refuses rather than connect without TLS. Settings the URL does not carry keep
+    /// their defaults. Anything else (another scheme, a query string, a bad port or database
+    /// number, an empty host) throws ``RedisError/invalidConfiguration(_:)``.
     public init(url: String) throws(RedisError) {
         try self.init(parsing: url)
     }
 
     /// The URL of this configuration, credentials included, in the form ``init(url:)`` reads:
-    /// to hand a configuration to another process. Timeouts, limits and the client name are
-    /// not part of it.
+    /// to hand a configuration to another process. `rediss://` when ``tls`` is set. Timeouts,
+    /// limits, the client name, the transport and the TLS settings other than TLS itself (trust,
+    /// server name, client certificate) are not part of it.
     public var url: String {
-        var text = "redis://"
+        var text = tls == nil ? "redis://" : "rediss://"
         if username != nil || password != nil {
             text += Self.percentEncoded(username ?? "") + ":" + Self.percentEncoded(password ?? "") + "@"
         }
@@ -46,11 +52,13 @@ extension RedisConfiguration {
 
     private init(parsing url: String) throws(RedisError) {
         func invalid(_ reason: String) -> RedisError {
-            .invalidConfiguration("\(reason) in Redis URL; expected redis://[[user]:password@]host[:port][/db]")
+            .invalidConfiguration(
+                "\(reason) in Redis URL; expected redis://[[user]:password@]host[:port][/db] (rediss:// for TLS)")
         }
         let schemeEnd = url.firstRange(of: "://")
-        guard let schemeEnd, url[..<schemeEnd.lowerBound].lowercased() == "redis" else {
-            throw invalid("missing or unsupported scheme (only redis:// is supported)")
+        let scheme = schemeEnd.map { url[..<$0.lowerBound].lowercased() }
+        guard let schemeEnd, scheme == "redis" || scheme == "rediss" else {
+            throw invalid("missing or unsupported scheme (redis:// and rediss:// are supported)")
         }
         var rest = url[schemeEnd.upperBound...]
         guard !rest.contains("?"), !rest.contains("#") else {
@@ -58,6 +66,7 @@ extension RedisConfiguration {
         }
 
         self.init()
+        if scheme == "rediss" { tls = TLS() }
         // The user information ends at the last "@", so an unencoded "@" in a password still works.
         if let at = rest.lastIndex(of: "@") {
             let userInfo = rest[..<at]

@@ -1,5 +1,5 @@
 /// Where a Redis server is and how to talk to it: address, credentials, timeouts, reconnect
-/// policy and reply limits.
+/// policy, reply limits, TLS and transport.
 ///
 /// Start from the defaults (a local server on port 6379) or a URL, and change what differs:
 ///
@@ -40,6 +40,14 @@ public struct RedisConfiguration: Sendable {
     /// The sentinels to ask for the current master, in place of ``host`` and ``port``; `nil`
     /// (the default) connects to ``host`` and ``port``. See ``RedisSentinelConfiguration``.
     public var sentinel: RedisSentinelConfiguration? = nil
+    /// TLS settings; `nil` connects in plaintext. A `rediss://` URL sets the defaults (the
+    /// system's trusted certificates, the host's name). A transport that provides TLS must be
+    /// chosen too (``transport``); the plain default refuses a configuration with TLS set.
+    /// Default `nil`.
+    public var tls: TLS?
+    /// What opens the byte stream of each connection. Default ``RedisTransportFactory/tcp``
+    /// (plain TCP, no TLS); set `.tls` from the `EventsRedisTLS` product for TLS.
+    public var transport: RedisTransportFactory
 
     /// A configuration for the server at `host:port`, with every other setting at its default.
     public init(host: String = "127.0.0.1", port: Int = 6379) {
@@ -53,5 +61,7 @@ public struct RedisConfiguration: Sendable {
         self.reconnect = RedisReconnectPolicy()
         self.limits = RESPLimits()
         self.clientName = nil
+        self.tls = nil
+        self.transport = .tcp
     }
 }

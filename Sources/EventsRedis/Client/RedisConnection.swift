@@ -16,7 +16,9 @@
 ///   ``RedisError/connectionClosed``. A server error reply leaves it open.
 package final class RedisConnection {
     package let configuration: RedisConfiguration
-    private let socket: RedisSocket
+    // The byte stream: a plain socket unless the configuration chose another transport.
+    private let transport: any RedisTransport
+    private var isClosed = false
     // One thread owns a connection (it is not Sendable), and no access to the parser overlaps
     // another: unchecked, it skips the run-time exclusivity checks that every reply and every
     // received message would pay several times over (measurably, on the Pub/Sub path). The
@@ -30,30 +32,34 @@ package final class RedisConnection {
 
     private static let readChunkSize = 64 * 1024
 
-    private init(configuration: RedisConfiguration, socket: RedisSocket) {
+    private init(configuration: RedisConfiguration, transport: any RedisTransport) {
         self.configuration = configuration
-        self.socket = socket
+        self.transport = transport
         self.parser = RESPParser(limits: configuration.limits)
         self.readChunk = .allocate(byteCount: Self.readChunkSize, alignment: 16)
     }
 
     deinit {
-        socket.close()
+        transport.close()
         readChunk.deallocate()
     }
 
     /// Connects, then authenticates, selects the database, sets the client name as the
     /// configuration asks and checks with `PING` that the server is ready, all in one round trip.
     ///
+    /// The configuration's ``RedisConfiguration/transport`` opens the byte stream (plain TCP by
+    /// default, TLS when chosen).
+    ///
     /// Throws ``RedisError/connectFailed(host:port:reason:)`` or ``RedisError/timedOut(_:)``
-    /// when no connection is made, ``RedisError/authenticationFailed(_:)`` when `AUTH` is
+    /// when no connection is made (a refused TLS handshake included),
+    /// ``RedisError/invalidConfiguration(_:)`` when the configuration asks for TLS that the
+    /// transport cannot provide or its certificate files cannot be used, ``RedisError/authenticationFailed(_:)`` when `AUTH` is
     /// refused or the server requires a password the configuration lacks, and
     /// ``RedisError/server(_:)`` when `SELECT` or `CLIENT SETNAME` is refused or the server is
     /// still loading its data (`LOADING`, worth retrying).
     package static func open(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
-        let socket = try RedisSocket.connect(
-            host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
-        let connection = RedisConnection(configuration: configuration, socket: socket)
+        let transport = try configuration.transport.connect(configuration)
+        let connection = RedisConnection(configuration: configuration, transport: transport)
         do throws(RedisError) {
             try connection.handshake()
         } catch {
@@ -92,22 +98,24 @@ package final class RedisConnection {
     }
 
     /// Whether the connection can still be used.
-    package var isOpen: Bool { socket.isOpen }
+    package var isOpen: Bool { transport.isOpen }
 
-    /// The socket's file descriptor until ``close()``, for
-    /// ``RedisSocket/interrupt(descriptor:)`` from another thread. It stays allocated after the
-    /// connection breaks, until `close()`, so it cannot be reused by another socket meanwhile.
-    var descriptor: Int32? { socket.descriptor >= 0 ? socket.descriptor : nil }
+    /// How another thread wakes a read or write blocked on this connection, until ``close()``
+    /// (`nil` afterwards). What it touches stays allocated after the connection breaks, until
+    /// `close()`, so an owner that withdraws it before closing never interrupts another
+    /// connection by mistake.
+    var interruption: RedisTransportInterruption? { isClosed ? nil : transport.interruption }
 
-    /// Closes the connection and releases its socket. Idempotent.
+    /// Closes the connection and releases its transport. Idempotent.
     package func close() {
-        socket.close()
+        isClosed = true
+        transport.close()
     }
 
     /// Marks the connection broken after a failure: the server sees it closed at once, but the
-    /// descriptor is released only by ``close()`` or deinit (see ``descriptor``).
+    /// transport is released only by ``close()`` or deinit (see ``interruption``).
     private func fail() {
-        socket.shutDown()
+        transport.shutDown()
     }
 
     /// Whether an idle connection still looks usable: no unread bytes and no hang-up from the
@@ -115,8 +123,8 @@ package final class RedisConnection {
     /// Call before reusing a connection that sat idle, so that a server restart is noticed
     /// before a command is written into a dead socket.
     package func isUsableWhenIdle() -> Bool {
-        guard socket.isOpen else { return false }
-        if parser.bufferedByteCount > 0 || socket.hasInputOrHangUp() {
+        guard transport.isOpen else { return false }
+        if parser.bufferedByteCount > 0 || transport.hasInputOrHangUp() {
             fail()
             return false
         }
@@ -130,7 +138,7 @@ package final class RedisConnection {
 
     /// Writes what `encode` appends to the (empty) write buffer, in one go. Does not read.
     func send(encoding encode: (inout [UInt8]) -> Void) throws(RedisError) {
-        guard socket.isOpen else { throw .connectionClosed }
+        guard transport.isOpen else { throw .connectionClosed }
         writeBuffer.removeAll(keepingCapacity: true)
         encode(&writeBuffer)
         defer {
@@ -139,7 +147,7 @@ package final class RedisConnection {
         }
         let deadline = ContinuousClock.now + configuration.replyTimeout
         let outcome = writeBuffer.withUnsafeBytes { bytes in
-            Result { () throws(RedisError) in try socket.write(bytes, until: deadline) }
+            Result { () throws(RedisError) in try transport.write(bytes, until: deadline) }
         }
         if case .failure(let error) = outcome {
             fail()
@@ -209,10 +217,10 @@ package final class RedisConnection {
         do throws(RedisError) {
             while true {
                 if let value = try parse(&parser) { return value }
-                guard socket.isOpen else { throw .connectionClosed }
+                guard transport.isOpen else { throw .connectionClosed }
                 let until = deadline ?? ContinuousClock.now + timeout
                 deadline = until
-                guard let count = try socket.read(into: readChunk, until: until) else { return nil }
+                guard let count = try transport.read(into: readChunk, until: until) else { return nil }
                 parser.append(UnsafeRawBufferPointer(rebasing: readChunk[..<count]))
             }
         } catch {

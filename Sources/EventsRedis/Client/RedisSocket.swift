@@ -4,15 +4,16 @@
     import Darwin
 #endif
 
-/// A connected, non-blocking TCP socket with deadline-bounded reads and writes.
+/// A connected, non-blocking TCP socket with deadline-bounded reads and writes: the plain
+/// transport (``RedisTransportFactory/tcp``), and the socket under the TLS transport.
 ///
 /// Blocking is done in `poll()`, so every wait has a deadline. The socket never raises
 /// SIGPIPE: writes use `MSG_NOSIGNAL` on Linux and the socket has `SO_NOSIGPIPE` on Darwin.
 ///
 /// Not thread-safe: one owner at a time. The one call another thread may make is
 /// ``interrupt(descriptor:)``, under the owner's own synchronization (see ``RedisClient``).
-final class RedisSocket {
-    private(set) var descriptor: Int32
+package final class RedisSocket: RedisTransport {
+    package private(set) var descriptor: Int32
     private var isBroken = false
 
     private init(descriptor: Int32) {
@@ -24,20 +25,20 @@ final class RedisSocket {
     }
 
     /// Whether the socket can still be read and written.
-    var isOpen: Bool { descriptor >= 0 && !isBroken }
+    package var isOpen: Bool { descriptor >= 0 && !isBroken }
 
     /// Ends the TCP connection (the server sees it closed at once) but keeps the descriptor
     /// allocated until ``close()``. Owners that publish the descriptor to other threads for
     /// ``interrupt(descriptor:)`` rely on this: the number cannot be reused by another socket
     /// until they have unpublished it and called `close()`.
-    func shutDown() {
+    package func shutDown() {
         guard descriptor >= 0, !isBroken else { return }
         isBroken = true
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     /// Releases the descriptor. Idempotent.
-    func close() {
+    package func close() {
         guard descriptor >= 0 else { return }
         _ = systemClose(descriptor)
         descriptor = -1
@@ -45,7 +46,7 @@ final class RedisSocket {
 
     /// Whether the server closed the connection or sent bytes while none were expected; checks
     /// without waiting.
-    func hasInputOrHangUp() -> Bool {
+    package func hasInputOrHangUp() -> Bool {
         guard isOpen else { return true }
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) != 0
@@ -58,11 +59,20 @@ final class RedisSocket {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    /// Shuts the descriptor down, which stays allocated until ``close()``.
+    package var interruption: RedisTransportInterruption { .shuttingDown(descriptor: descriptor) }
+
     // MARK: Connecting
 
     /// Resolves `host` and connects to the first address that accepts within `timeout`.
-    static func connect(host: String, port: Int, timeout: Duration) throws(RedisError) -> RedisSocket {
-        let deadline = ContinuousClock.now + timeout
+    package static func connect(host: String, port: Int, timeout: Duration) throws(RedisError) -> RedisSocket {
+        try connect(host: host, port: port, until: ContinuousClock.now + timeout)
+    }
+
+    /// Resolves `host` and connects to the first address that accepts before `deadline`.
+    package static func connect(host: String, port: Int, until deadline: ContinuousClock.Instant)
+        throws(RedisError) -> RedisSocket
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = socketStreamType
@@ -130,7 +140,7 @@ final class RedisSocket {
     // MARK: Reading and writing
 
     /// Writes all of `bytes`, waiting for buffer space until `deadline`.
-    func write(_ bytes: UnsafeRawBufferPointer, until deadline: ContinuousClock.Instant) throws(RedisError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, until deadline: ContinuousClock.Instant) throws(RedisError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -149,7 +159,7 @@ final class RedisSocket {
 
     /// Reads what is available into `buffer`, waiting until `deadline`; returns the byte count,
     /// or `nil` when the deadline passed with nothing to read.
-    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant)
+    package func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant)
         throws(RedisError) -> Int?
     {
         while true {
@@ -162,6 +172,20 @@ final class RedisSocket {
             if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
             throw .connectionClosed  // ECONNRESET and friends: the connection broke
         }
+    }
+
+    /// Waits until the socket can be read (or has an error or hang-up to report); `false` when
+    /// `deadline` passes first. For a protocol layered on the socket, such as TLS.
+    package func waitUntilReadable(until deadline: ContinuousClock.Instant) throws(RedisError) -> Bool {
+        guard isOpen else { throw .connectionClosed }
+        return try wait(for: Int16(POLLIN), until: deadline)
+    }
+
+    /// Waits until the socket can be written (or has an error or hang-up to report); `false`
+    /// when `deadline` passes first.
+    package func waitUntilWritable(until deadline: ContinuousClock.Instant) throws(RedisError) -> Bool {
+        guard isOpen else { throw .connectionClosed }
+        return try wait(for: Int16(POLLOUT), until: deadline)
     }
 
     /// Waits until the socket is ready for `events` (or has an error or hang-up to report);

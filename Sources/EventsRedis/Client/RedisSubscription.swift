@@ -4,18 +4,18 @@ import Synchronization
 /// One Pub/Sub connection and the thread that reads it, feeding one stream.
 ///
 /// The thread blocks in short reads (250 ms) and checks `stop()` between them; `stop()` also
-/// shuts the socket down, which wakes the read at once. The descriptor is published under the
-/// lock while the thread owns it and unpublished before it is released, so `stop()` never
-/// touches a reused descriptor.
+/// interrupts the connection (shuts its socket down), which wakes the read at once. The
+/// interruption is published under the lock while the thread owns the connection and
+/// unpublished before the connection is closed, so `stop()` never touches a reused descriptor.
 final class RedisSubscription: Sendable {
     let configuration: RedisConfiguration
     let channels: [String]
     let patterns: [String]
     let healthCheckInterval: Duration
     let counters: LockedBox<RedisSubscriber.Counters>
-    /// The connection's descriptor while the thread owns it.
-    private let descriptor = LockedBox<Int32?>(nil)
-    /// Set by `stop()`, always under `descriptor`'s lock (so that a descriptor is published only
+    /// How to interrupt the connection while the thread owns it.
+    private let interruption = LockedBox<RedisTransportInterruption?>(nil)
+    /// Set by `stop()`, always under `interruption`'s lock (so that one is published only
     /// before a stop, which then interrupts it), and read without it: the reader checks it
     /// before every frame.
     private let stopRequested = Atomic<Bool>(false)
@@ -39,9 +39,9 @@ final class RedisSubscription: Sendable {
     /// Ends the subscription: the thread closes its connection and finishes the stream without
     /// an error. Idempotent, callable from any thread.
     func stop() {
-        descriptor.withLock { descriptor in
+        interruption.withLock { interruption in
             stopRequested.store(true, ordering: .releasing)
-            if let descriptor { RedisSocket.interrupt(descriptor: descriptor) }
+            interruption?.interrupt()
         }
         sleeper.signal()
     }
@@ -76,9 +76,9 @@ final class RedisSubscription: Sendable {
             } catch {
                 return error
             }
-            let published: Bool = descriptor.withLock { descriptor in
+            let published: Bool = interruption.withLock { interruption in
                 guard !isStopped else { return false }
-                descriptor = connection.descriptor
+                interruption = connection.interruption
                 return true
             }
             guard published else {
@@ -86,7 +86,7 @@ final class RedisSubscription: Sendable {
                 return nil
             }
             defer {
-                descriptor.withLock { $0 = nil }
+                interruption.withLock { $0 = nil }
                 connection.close()
             }
             do throws(RedisError) {
