@@ -5,7 +5,7 @@ extension TraceContext {
     @inline(__always)
     static func restoring(_ context: TraceContext?, _ body: () -> Void) {
         if let context {
-            $current.withValue(context, operation: body)
+            $storage.withValue(context, operation: body)
         } else {
             body()
         }
@@ -16,7 +16,7 @@ extension TraceContext {
     /// dispatched outside any trace clears an inherited one.
     static func restoring(_ context: TraceContext?, _ body: () async -> Void) async {
         if context != nil || current != nil {
-            await $current.withValue(context, operation: body)
+            await $storage.withValue(context, operation: body)
         } else {
             await body()
         }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A W3C Trace Context: the `traceparent` and `tracestate` values that tie work done in many
 /// processes to one distributed trace.
 ///
@@ -116,9 +118,31 @@ extension TraceContext {
     /// The trace context of the work running now: of the dispatch whose listener is running, or
     /// the one given to the innermost ``withCurrent(_:operation:)-(_,()->R)``. Nil outside any.
     ///
-    /// A task-local value (`TraceContext.$current.withValue(trace) { ... }` works too): child
-    /// tasks and `Task { }` blocks started inside inherit it; detached tasks do not.
-    @TaskLocal public static var current: TraceContext?
+    /// A task-local value: child tasks and `Task { }` blocks started inside inherit it; detached
+    /// tasks do not.
+    public static var current: TraceContext? {
+        // Until a context has been made current once in the process, no task can hold one: the
+        // flag spares every queued delivery of an app that never traces the task-local lookup.
+        guard everBound.load(ordering: .relaxed) else { return nil }
+        return storage
+    }
+
+    /// The task-local value behind ``current``, bound only through `withCurrent` and
+    /// `restoring` (which binds only contexts read from `current`, so `everBound` is set).
+    @TaskLocal static var storage: TraceContext?
+
+    /// Whether a context has ever been made current. Relaxed is enough: a task-local value is
+    /// seen only by the code that bound it and by tasks it starts afterwards, which are ordered
+    /// after the store.
+    private static let everBound = Atomic<Bool>(false)
+
+    /// Binds `context` as the task-local value for `operation`. Not generic, so that the
+    /// inlined `withCurrent` specializes at its call site and this never looks up metadata.
+    @usableFromInline
+    static func bind(_ context: TraceContext?, _ operation: () -> Void) {
+        if context != nil, !everBound.load(ordering: .relaxed) { everBound.store(true, ordering: .relaxed) }
+        $storage.withValue(context, operation: operation)
+    }
 
     /// Runs `operation` with `context` as ``current`` (nil runs it outside any trace), and
     /// returns what it returns.
@@ -128,17 +152,14 @@ extension TraceContext {
     ///     center.dispatch(OrderPlaced(id: "A-1001"))
     /// }
     /// ```
+    // Inlinable: unspecialized, its generic result cost a metadata lookup per call.
+    @inlinable
     public static func withCurrent<R, Failure: Error>(
         _ context: TraceContext?, operation: () throws(Failure) -> R
     ) throws(Failure) -> R {
-        let result: Result<R, Failure> = $current.withValue(context) {
-            do throws(Failure) {
-                return .success(try operation())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        var result: Result<R, Failure>?
+        bind(context) { result = Result { () throws(Failure) in try operation() } }
+        return try result.unsafelyUnwrapped.get()
     }
 
     /// Runs the asynchronous `operation` with `context` as ``current`` (nil runs it outside any
@@ -153,6 +174,7 @@ extension TraceContext {
         _ context: TraceContext?, isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> R
     ) async rethrows -> R {
-        try await $current.withValue(context, operation: operation, isolation: isolation)
+        if context != nil, !everBound.load(ordering: .relaxed) { everBound.store(true, ordering: .relaxed) }
+        return try await $storage.withValue(context, operation: operation, isolation: isolation)
     }
 }

@@ -195,7 +195,7 @@ struct CarriedEvent: Sendable {
     private static func inTrace(of origin: RemoteOrigin, _ dispatch: () -> Void) {
         let trace = origin.hasTraceparent ? origin.traceContext : nil
         if trace != nil || TraceContext.current != nil {
-            TraceContext.$current.withValue(trace, operation: dispatch)
+            TraceContext.withCurrent(trace, operation: dispatch)
         } else {
             dispatch()
         }

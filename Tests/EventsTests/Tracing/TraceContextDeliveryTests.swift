@@ -55,7 +55,6 @@ struct TraceContextDeliveryTests {
             await Task { TraceContext.current }.value
         }
         #expect(fromChild == second)
-        #expect(TraceContext.$current.withValue(first) { TraceContext.current } == first)
     }
 
     @Test("a posting-thread listener sees the dispatch's context")
