@@ -1,75 +1,116 @@
 extension TraceContext {
-    /// Checks a `traceparent` value (see `init(traceparent:tracestate:)`).
+    /// Checks a `traceparent` value (see `init(traceparent:tracestate:)`). Reads the string's
+    /// bytes in place: a receiving bridge checks one per event.
     static func validate(traceparent: String) throws(TraceContextError) {
-        func fail(_ reason: String) -> TraceContextError {
-            TraceContextError(.traceparent, reason, value: traceparent)
-        }
-        let utf8 = Array(traceparent.utf8)
-        guard utf8.count >= 55 else { throw fail("it has \(utf8.count) characters, fewer than 55") }
-        // version "-" trace-id "-" parent-id "-" flags: the dashes at 2, 35 and 52.
-        for dash in [2, 35, 52] where utf8[dash] != UInt8(ascii: "-") {
-            throw fail("character \(dash + 1) must be \"-\"")
-        }
-        func hexField(_ range: Range<Int>, _ name: String) throws(TraceContextError) -> Bool {
-            var allZero = true
-            for offset in range {
-                guard Self.hexValue(utf8[offset]) != nil else {
-                    throw fail(
-                        "the \(name) must be lowercase hex digits, but has \"\(Character(Unicode.Scalar(utf8[offset])))\""
-                    )
-                }
-                if utf8[offset] != UInt8(ascii: "0") { allZero = false }
-            }
-            return allZero
-        }
-        _ = try hexField(0..<2, "version")
-        if utf8[0] == UInt8(ascii: "f"), utf8[1] == UInt8(ascii: "f") { throw fail("version ff is not allowed") }
-        if try hexField(3..<35, "trace id") { throw fail("the trace id is all zero") }
-        if try hexField(36..<52, "parent id") { throw fail("the parent id is all zero") }
-        _ = try hexField(53..<55, "flags")
-        let isVersionZero = utf8[0] == UInt8(ascii: "0") && utf8[1] == UInt8(ascii: "0")
-        if utf8.count > 55 {
-            // A later version may add fields after a dash; version 00 has nothing more.
-            guard !isVersionZero else { throw fail("version 00 has exactly 55 characters, not \(utf8.count)") }
-            guard utf8[55] == UInt8(ascii: "-") else { throw fail("character 56 must be \"-\"") }
-        }
+        var text = traceparent
+        let problem = text.withUTF8 { Self.traceparentProblem($0) }
+        if let problem { throw TraceContextError(.traceparent, problem, value: traceparent) }
     }
 
     /// Checks a `tracestate` value (see `init(traceparent:tracestate:)`); returns how many
     /// list members it has (0 for an empty or blank value).
     static func validate(tracestate: String) throws(TraceContextError) -> Int {
-        func fail(_ reason: String) -> TraceContextError {
-            TraceContextError(.tracestate, reason, value: tracestate)
+        var text = tracestate
+        let (count, problem) = text.withUTF8 { Self.tracestateProblem($0) }
+        if let problem { throw TraceContextError(.tracestate, problem, value: tracestate) }
+        return count
+    }
+
+    /// What is wrong with the `traceparent` in `bytes`, or nil when nothing is.
+    private static func traceparentProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count >= 55 else { return "it has \(bytes.count) characters, fewer than 55" }
+        // version "-" trace-id "-" parent-id "-" flags: the dashes at 2, 35 and 52.
+        for dash in 0..<3 {
+            let offset = dash == 0 ? 2 : dash == 1 ? 35 : 52
+            if bytes[offset] != UInt8(ascii: "-") { return "character \(offset + 1) must be \"-\"" }
         }
-        let utf8 = Array(tracestate.utf8)
-        guard utf8.count <= maxTracestateLength else {
-            throw fail("it has \(utf8.count) characters, more than \(maxTracestateLength)")
+        /// What is wrong with the field `name` at `range`, if anything.
+        func field(_ name: String, _ range: Range<Int>, zeroAllowed: Bool) -> String? {
+            var allZero = true
+            for offset in range {
+                guard hexValue(bytes[offset]) != nil else {
+                    let found = Character(Unicode.Scalar(bytes[offset]))
+                    return "the \(name) must be lowercase hex digits, but has \"\(found)\""
+                }
+                if bytes[offset] != UInt8(ascii: "0") { allZero = false }
+            }
+            return allZero && !zeroAllowed ? "the \(name) is all zero" : nil
         }
-        var keys: [ArraySlice<UInt8>] = []
-        for member in utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+        if let problem = field("version", 0..<2, zeroAllowed: true) ?? field("trace id", 3..<35, zeroAllowed: false)
+            ?? field("parent id", 36..<52, zeroAllowed: false) ?? field("flags", 53..<55, zeroAllowed: true)
+        {
+            return problem
+        }
+        if bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "f") { return "version ff is not allowed" }
+        if bytes.count > 55 {
+            // A later version may add fields after a dash; version 00 has nothing more.
+            if bytes[0] == UInt8(ascii: "0"), bytes[1] == UInt8(ascii: "0") {
+                return "version 00 has exactly 55 characters, not \(bytes.count)"
+            }
+            guard bytes[55] == UInt8(ascii: "-") else { return "character 56 must be \"-\"" }
+        }
+        return nil
+    }
+
+    /// How many members the `tracestate` in `bytes` has, and what is wrong with it, if anything.
+    private static func tracestateProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, String?) {
+        guard bytes.count <= maxTracestateLength else {
+            return (0, "it has \(bytes.count) characters, more than \(maxTracestateLength)")
+        }
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        var count = 0
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            defer { start = end + 1 }
             // Empty members are allowed, and not counted.
-            let text = trimmed(member)
-            guard !text.isEmpty else { continue }
-            guard let equals = text.firstIndex(of: UInt8(ascii: "=")) else {
-                throw fail("member \"\(String(decoding: text, as: UTF8.self))\" has no \"=\"")
+            guard let member = trimmed(start..<end, in: bytes) else { continue }
+            guard let equals = bytes[member].firstIndex(of: UInt8(ascii: "=")) else {
+                return (count, "member \"\(text(member))\" has no \"=\"")
             }
-            let key = text[..<equals]
-            let value = text[(equals + 1)...]
-            guard isValidKey(key) else {
-                throw fail("key \"\(String(decoding: key, as: UTF8.self))\" is not a valid tracestate key")
+            let key = member.lowerBound..<equals
+            guard isValidKey(UnsafeBufferPointer(rebasing: bytes[key])) else {
+                return (count, "key \"\(text(key))\" is not a valid tracestate key")
             }
-            guard isValidValue(value) else {
-                throw fail("the value of \"\(String(decoding: key, as: UTF8.self))\" is not a valid tracestate value")
+            guard isValidValue(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<member.upperBound])) else {
+                return (count, "the value of \"\(text(key))\" is not a valid tracestate value")
             }
-            guard !keys.contains(where: { $0.elementsEqual(key) }) else {
-                throw fail("key \"\(String(decoding: key, as: UTF8.self))\" appears twice")
+            if hasKey(bytes[key], before: start, in: bytes) {
+                return (count, "key \"\(text(key))\" appears twice")
             }
-            keys.append(key)
-            guard keys.count <= maxTracestateMembers else {
-                throw fail("it has more than \(maxTracestateMembers) members")
+            count += 1
+            guard count <= maxTracestateMembers else {
+                return (count, "it has more than \(maxTracestateMembers) members")
             }
         }
-        return keys.count
+        return (count, nil)
+    }
+
+    /// Whether a member before `limit` (already checked) has the key `key`. Quadratic, over at
+    /// most 32 members of a value of at most 512 bytes, and free of allocations.
+    private static func hasKey(
+        _ key: Slice<UnsafeBufferPointer<UInt8>>, before limit: Int, in bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        var start = 0
+        while start < limit {
+            let end = bytes[start..<limit].firstIndex(of: UInt8(ascii: ",")) ?? limit
+            defer { start = end + 1 }
+            guard let member = trimmed(start..<end, in: bytes),
+                let equals = bytes[member].firstIndex(of: UInt8(ascii: "="))
+            else { continue }
+            if bytes[member.lowerBound..<equals].elementsEqual(key) { return true }
+        }
+        return false
+    }
+
+    /// The part of `range` without the blanks around it; nil when nothing else is there.
+    private static func trimmed(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let first = bytes[range].firstIndex(where: { !isBlank($0) }),
+            let last = bytes[range].lastIndex(where: { !isBlank($0) })
+        else { return nil }
+        return first..<(last + 1)
     }
 
     /// The value of a lowercase hex digit; nil for anything else.
@@ -79,15 +120,6 @@ extension TraceContext {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         default: nil
         }
-    }
-
-    /// `member` without the blanks around it.
-    private static func trimmed(_ member: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let start = member.drop(while: isBlank)
-        guard let last = start.lastIndex(where: { !isBlank($0) }) else {
-            return start[start.startIndex..<start.startIndex]
-        }
-        return start[...last]
     }
 
     /// Optional white space around a list member: a space or a tab.
@@ -112,7 +144,7 @@ extension TraceContext {
     /// `simple-key` (a lowercase letter, then up to 255 key characters) or `multi-tenant-key`
     /// (`tenant@system`: a tenant id of a letter or digit and up to 240 key characters, a system
     /// id of a letter and up to 13).
-    private static func isValidKey(_ key: ArraySlice<UInt8>) -> Bool {
+    private static func isValidKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         if let at = key.firstIndex(of: UInt8(ascii: "@")) {
             let tenant = key[..<at]
             let system = key[(at + 1)...]
@@ -129,7 +161,7 @@ extension TraceContext {
     }
 
     /// Up to 256 printable ASCII characters but `,` and `=`, the last one not a space.
-    private static func isValidValue(_ value: ArraySlice<UInt8>) -> Bool {
+    private static func isValidValue(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let last = value.last, last != UInt8(ascii: " "), value.count <= 256 else { return false }
         return value.allSatisfy { byte in
             (0x20...0x7E).contains(byte) && byte != UInt8(ascii: ",") && byte != UInt8(ascii: "=")
