@@ -61,6 +61,32 @@ struct TraceContextWireTests {
         }
     }
 
+    @Test("a message as bridges write it, trace attributes included, takes the canonical scan, which reads them")
+    func canonicalLayout() throws {
+        let envelope = OutboundEnvelope(type: "t", source: "s", idPrefix: "p-")
+        let time = Date(timeIntervalSince1970: 0)
+        let written = envelope.message(sequence: 1, subject: nil, time: time, trace: trace) { output in
+            output.append(contentsOf: #","data":1"#.utf8)
+        }
+        let envelopeFound = written.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes, maxDepth: 513)
+            return CloudEvent.Envelope(canonical: &scanner)
+        }
+        let found = try #require(envelopeFound)
+        guard case .string = found.traceparent, case .string = found.tracestate else {
+            Issue.record("the canonical scan did not record the trace attributes")
+            return
+        }
+        // A trace attribute that is not a string falls back to the general scan, which ignores it.
+        let odd = Array(#"{"specversion":"1.0","id":"1","source":"s","type":"t","traceparent":7,"data":1}"#.utf8)
+        let oddFound = odd.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes, maxDepth: 513)
+            return CloudEvent.Envelope(canonical: &scanner)
+        }
+        #expect(oddFound == nil)
+        #expect(try CloudEvent(json: odd).traceparent == nil)
+    }
+
     @Test("any layout is read: other member order, white space, escapes, inside a batch element")
     func generalLayout() throws {
         let message = Array(
