@@ -30,7 +30,7 @@ import Synchronization
 ///
 /// Rules:
 /// - ``current`` is a task-local value: it flows into child tasks and into `Task { }` blocks
-///   started inside ``withCurrent(_:operation:)-(_,()->R)``, and is nil outside any.
+///   started inside ``withCurrent(_:operation:)``, and is nil outside any.
 /// - A listener on the posting thread runs inside the dispatch, so it sees what the dispatching
 ///   code sees. A listener in another context (a queue, the main actor, an actor) sees the
 ///   context that was current when the event was dispatched, not the one current where its
@@ -116,7 +116,7 @@ public struct TraceContext: Sendable, Hashable, CustomStringConvertible {
 
 extension TraceContext {
     /// The trace context of the work running now: of the dispatch whose listener is running, or
-    /// the one given to the innermost ``withCurrent(_:operation:)-(_,()->R)``. Nil outside any.
+    /// the one given to the innermost ``withCurrent(_:operation:)``. Nil outside any.
     ///
     /// A task-local value: child tasks and `Task { }` blocks started inside inherit it; detached
     /// tasks do not.

@@ -33,7 +33,7 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
     /// `traceparent` and `tracestate` attributes), if any: the context that was current where
     /// the event was dispatched, in another process.
     ///
-    /// It is also ``Events/TraceContext/current`` while the event's listeners run, so code that
+    /// It is also `TraceContext.current` while the event's listeners run, so code that
     /// only needs to pass it on never reads it here. Nil when the message has no
     /// `traceparent`, or one that is not valid (the event is delivered all the same); an invalid
     /// `tracestate` is left out.
