@@ -274,7 +274,7 @@ struct CloudEventTests {
             #"{ "specversion":"1.0","id":"1","source":"s","type":"t"}"#,
             #"{"id":"1","specversion":"1.0","source":"s","type":"t"}"#,
             #"{"specversion":"1.0","id":"1","source":"s","type":"t","subject":null}"#,
-            #"{"specversion":"1.0","id":"1","source":"s","type":"t","traceparent":"00"}"#,
+            #"{"specversion":"1.0","id":"1","source":"s","type":"t","comexampleext":"00"}"#,
             #"{"specversion":"1.0","id":"1","source":"s","type":"t","data":{}} x"#,
             #"{"specversion":"1.0","id":"1","source":"s","type":"t","data":{"a":01}}"#,
             #"{"specversion":"1.0","id":"\x","source":"s","type":"t"}"#,

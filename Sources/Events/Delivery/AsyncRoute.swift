@@ -31,8 +31,13 @@ struct SerialRoute<E: Event>: AsyncRoute {
         }
         collector?.begin()
         let stamp = center.queueStamp()
+        // The handler runs elsewhere, later: it sees the trace context of this dispatch.
+        let trace = TraceContext.current
         mailbox.enqueue(pending: center.pendingDeliveries) {
-            center.runQueued(listener, collector: collector, stamp: stamp) { owner in try run(owner, event, sender) }
+            TraceContext.restoring(trace) {
+                center.runQueued(listener, collector: collector, stamp: stamp) { owner in try run(owner, event, sender)
+                }
+            }
         }
     }
 }
@@ -49,6 +54,7 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
         collector?.begin()
         let handler = self.handler
         let stamp = center.queueStamp()
+        let trace = TraceContext.current
         mailbox.enqueue(pending: center.pendingDeliveries) {
             // The turn of a queued delivery comes on the actor, not before the hop to it: a
             // listener cancelled or removed while this job waited for the actor is skipped.
@@ -57,9 +63,11 @@ struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
                 return
             }
             // A checked cast: it runs once per delivery, after the hop to the actor.
-            await runIsolated(actor as! A) { actor in
-                center.runQueued(listener, collector: collector, stamp: stamp) { _ in
-                    try handler(actor, event, sender)
+            await TraceContext.restoring(trace) {
+                await runIsolated(actor as! A) { actor in
+                    center.runQueued(listener, collector: collector, stamp: stamp) { _ in
+                        try handler(actor, event, sender)
+                    }
                 }
             }
         }

@@ -80,16 +80,21 @@ struct CarriedEvent: Sendable {
                 return center.listen(to: E.self) { event, sender in
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
-                    outbound.publish(envelope, route: route, mode: mode, sender: sender) { output in
+                    // A posting-thread listener: the dispatching code's trace context is current.
+                    outbound.publish(
+                        envelope, route: route, mode: mode, sender: sender, trace: TraceContext.current
+                    ) { output in
                         try OutboundEnvelope.appendData(event, to: &output)
                     }
                 }
             },
             dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
-                batch.dispatch(try decode(E.self, from: data), from: origin, through: center)
+                let event = try decode(E.self, from: data)
+                inTrace(of: origin) { batch.dispatch(event, from: origin, through: center) }
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
-                center.dispatch(try decode(E.self, from: data), from: origin)
+                let event = try decode(E.self, from: data)
+                inTrace(of: origin) { center.dispatch(event, from: origin) }
             })
     }
 
@@ -133,10 +138,12 @@ struct CarriedEvent: Sendable {
                 try OutboundEnvelope.appendData(try event.data(as: Value.self), to: &output)
             },
             dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
-                batch.dispatch(name, from: origin, data: try decodeIfPresent(Value.self, from: data), through: center)
+                let value = try decodeIfPresent(Value.self, from: data)
+                inTrace(of: origin) { batch.dispatch(name, from: origin, data: value, through: center) }
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
-                center.dispatch(name, from: origin, data: try decodeIfPresent(Value.self, from: data))
+                let value = try decodeIfPresent(Value.self, from: data)
+                inTrace(of: origin) { center.dispatch(name, from: origin, data: value) }
             })
     }
 
@@ -153,11 +160,11 @@ struct CarriedEvent: Sendable {
             },
             dispatchInBatch: { center, data, origin, batch throws(CodingFailure) in
                 try expectNoData(data, name: name)
-                batch.dispatch(name, from: origin, through: center)
+                inTrace(of: origin) { batch.dispatch(name, from: origin, through: center) }
             },
             dispatchNow: { center, data, origin throws(CodingFailure) in
                 try expectNoData(data, name: name)
-                center.dispatch(name, from: origin)
+                inTrace(of: origin) { center.dispatch(name, from: origin) }
             })
     }
 
@@ -172,10 +179,25 @@ struct CarriedEvent: Sendable {
             let route = outbound.route(type: name.rawValue, mode: mode, key: key)
             return center.listen(to: name) { event in
                 guard event.sender?.object(as: RemoteOrigin.self) == nil else { return }
-                outbound.publish(envelope, route: route, mode: mode, sender: event.sender) { output in
+                outbound.publish(
+                    envelope, route: route, mode: mode, sender: event.sender, trace: TraceContext.current
+                ) { output in
                     try appendData(event, &output)
                 }
             }
+        }
+    }
+
+    /// Runs the local dispatch of a received event with the trace context its publisher wrote
+    /// as the current one, so that its listeners, and the events they dispatch, continue that
+    /// trace. A message without one is dispatched outside any trace, even when the reading
+    /// task inherited one from the code that started the bridge.
+    private static func inTrace(of origin: RemoteOrigin, _ dispatch: () -> Void) {
+        let trace = origin.hasTraceparent ? origin.traceContext : nil
+        if trace != nil || TraceContext.current != nil {
+            TraceContext.withCurrent(trace, operation: dispatch)
+        } else {
+            dispatch()
         }
     }
 

@@ -1,3 +1,4 @@
+public import Events
 public import Foundation
 
 /// The sender of every event that a ``RedisBridge`` received from Redis.
@@ -28,6 +29,29 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
     public var subject: String? { scanned.subject.map(text) }
     /// When it was published, if the message said.
     public var time: Date? { scanned.time }
+    /// The trace context the publisher wrote (the CloudEvents distributed tracing extension's
+    /// `traceparent` and `tracestate` attributes), if any: the context that was current where
+    /// the event was dispatched, in another process.
+    ///
+    /// It is also `TraceContext.current` while the event's listeners run, so code that
+    /// only needs to pass it on never reads it here. Nil when the message has no
+    /// `traceparent`, or one that is not valid (the event is delivered all the same); an invalid
+    /// `tracestate` is left out.
+    ///
+    /// ```swift
+    /// center.listen(to: OrderPlaced.self) { order, sender in
+    ///     if let trace = sender?.object(as: RemoteOrigin.self)?.traceContext {
+    ///         print("order \(order.id) continues trace \(trace.traceID)")
+    ///     }
+    /// }
+    /// ```
+    public var traceContext: TraceContext? {
+        guard let traceparent = scanned.traceparent else { return nil }
+        return TraceContext.received(traceparent: text(traceparent), tracestate: scanned.tracestate.map(text))
+    }
+    /// Whether the message has a `traceparent` string: costs nothing to ask, unlike
+    /// ``traceContext``, which reads and checks it.
+    var hasTraceparent: Bool { scanned.traceparent != nil }
     /// The Redis channel (Pub/Sub) or stream key (Streams) it arrived on.
     public let key: String
     /// The stream entry ID, for events that arrived through a stream.

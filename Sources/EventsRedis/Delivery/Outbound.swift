@@ -51,9 +51,10 @@ final class Outbound: Sendable {
 
     /// Publishes one locally dispatched event along `route` (from `route(type:mode:key:)` with
     /// the same `mode`): `appendData` appends its `data` member (see `OutboundEnvelope.message`).
+    /// `trace`, the trace context current at the dispatch, goes on the wire with it.
     func publish(
         _ envelope: OutboundEnvelope, route: OutboundRoute, mode: RedisBridge.Mode, sender: Sender?,
-        appendData: (inout [UInt8]) throws -> Void
+        trace: TraceContext? = nil, appendData: (inout [UInt8]) throws -> Void
     ) {
         let sequence = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let payload: [UInt8]
@@ -61,7 +62,8 @@ final class Outbound: Sendable {
             // CloudEvents forbids an empty subject (every receiver would reject the event): none
             // is written instead.
             let subject = sender.flatMap(subject).flatMap { $0.isEmpty ? nil : $0 }
-            payload = try envelope.message(sequence: sequence, subject: subject, time: Date(), appendData: appendData)
+            payload = try envelope.message(
+                sequence: sequence, subject: subject, time: Date(), trace: trace, appendData: appendData)
         } catch let failure as CarriedEvent.CodingFailure {
             report(.cannotEncode(type: envelope.type, reason: failure.reason))
             return

@@ -1,3 +1,4 @@
+import Events
 import Foundation
 
 /// Writes the CloudEvents a bridge publishes for one carried type, byte for byte as
@@ -37,13 +38,17 @@ struct OutboundEnvelope: Sendable {
         return head
     }
 
-    /// The message for event number `sequence`: the envelope, then what `appendData` appends
-    /// (the `data` member, or nothing for an event without data), then the closing brace.
+    /// The message for event number `sequence`: the envelope (with the distributed tracing
+    /// extension's attributes when `trace` is given), then what `appendData` appends (the
+    /// `data` member, or nothing for an event without data), then the closing brace.
     func message(
-        sequence: UInt64, subject: String?, time: Date, appendData: (inout [UInt8]) throws -> Void
+        sequence: UInt64, subject: String?, time: Date, trace: TraceContext? = nil,
+        appendData: (inout [UInt8]) throws -> Void
     ) rethrows -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(head.count + middle.count + (subject?.utf8.count ?? 0) + 384)
+        var traceLength = 0
+        if let trace { traceLength = 20 + trace.traceparent.utf8.count + (trace.tracestate?.utf8.count ?? 0) }
+        output.reserveCapacity(head.count + middle.count + (subject?.utf8.count ?? 0) + traceLength + 384)
         output.append(contentsOf: head)
         appendDecimalDigits(sequence, to: &output)
         output.append(contentsOf: middle)
@@ -54,6 +59,14 @@ struct OutboundEnvelope: Sendable {
         output.append(literal: #","time":""#)
         RFC3339.append(time, to: &output)
         output.append(literal: #"","datacontenttype":"application/json""#)
+        if let trace {
+            output.append(literal: #","traceparent":"#)
+            appendJSONString(trace.traceparent, to: &output)
+            if let tracestate = trace.tracestate {
+                output.append(literal: #","tracestate":"#)
+                appendJSONString(tracestate, to: &output)
+            }
+        }
         try appendData(&output)
         output.append(UInt8(ascii: "}"))
         return output

@@ -34,6 +34,10 @@ extension CloudEvent {
         var dataSchema = Attribute.absent
         var dataBase64 = Attribute.absent
         var data = Attribute.absent
+        /// The distributed tracing extension's attributes. Not required to be strings: another
+        /// SDK's odd value must not cost the event, so anything else reads as absent.
+        var traceparent = Attribute.absent
+        var tracestate = Attribute.absent
         /// The name of the first attribute, in message order, that must be a string but holds
         /// something else. A token, not a `String`: with no reference in it, an envelope is
         /// copied as plain bytes rather than through value witnesses.
@@ -62,7 +66,7 @@ extension CloudEvent {
                 if known == .data, case .other = value { dataDepth = scanner.deepest }
                 guard let known else { continue }
                 self[known] = value
-                if known != .data, case .other(_, let isNull) = value, !isNull, firstNonString == nil {
+                if known.mustBeString, case .other(_, let isNull) = value, !isNull, firstNonString == nil {
                     firstNonString = name
                 }
             }
@@ -104,6 +108,14 @@ extension CloudEvent {
                 guard let dataContentType = string(&scanner) else { return nil }
                 self.dataContentType = dataContentType
             }
+            if scanner.consume(#","traceparent":"#) {
+                guard let traceparent = string(&scanner) else { return nil }
+                self.traceparent = traceparent
+            }
+            if scanner.consume(#","tracestate":"#) {
+                guard let tracestate = string(&scanner) else { return nil }
+                self.tracestate = tracestate
+            }
             if scanner.consume(#","data":"#) {
                 guard let data = try? Self.value(&scanner) else { return nil }
                 self.data = data
@@ -125,6 +137,15 @@ extension CloudEvent {
 
         enum Known {
             case specversion, id, source, type, subject, time, dataContentType, dataSchema, dataBase64, data
+            case traceparent, tracestate
+
+            /// Whether a value of another type than string (or null) makes the message invalid.
+            var mustBeString: Bool {
+                switch self {
+                case .data, .traceparent, .tracestate: false
+                default: true
+                }
+            }
         }
 
         subscript(known: Known) -> Attribute {
@@ -140,6 +161,8 @@ extension CloudEvent {
                 case .dataSchema: dataSchema
                 case .dataBase64: dataBase64
                 case .data: data
+                case .traceparent: traceparent
+                case .tracestate: tracestate
                 }
             }
             set {
@@ -154,6 +177,8 @@ extension CloudEvent {
                 case .dataSchema: dataSchema = newValue
                 case .dataBase64: dataBase64 = newValue
                 case .data: data = newValue
+                case .traceparent: traceparent = newValue
+                case .tracestate: tracestate = newValue
                 }
             }
         }
@@ -182,9 +207,12 @@ extension CloudEvent {
                 return scanner.token(name, equals: "data") ? .data : nil
             case 6: return scanner.token(name, equals: "source") ? .source : nil
             case 7: return scanner.token(name, equals: "subject") ? .subject : nil
-            case 10: return scanner.token(name, equals: "dataschema") ? .dataSchema : nil
+            case 10:
+                if scanner.token(name, equals: "dataschema") { return .dataSchema }
+                return scanner.token(name, equals: "tracestate") ? .tracestate : nil
             case 11:
                 if scanner.token(name, equals: "specversion") { return .specversion }
+                if scanner.token(name, equals: "traceparent") { return .traceparent }
                 return scanner.token(name, equals: "data_base64") ? .dataBase64 : nil
             case 15: return scanner.token(name, equals: "datacontenttype") ? .dataContentType : nil
             default: return nil

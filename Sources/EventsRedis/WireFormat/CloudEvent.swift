@@ -1,3 +1,4 @@
+public import Events
 public import Foundation
 
 /// One event in the CloudEvents 1.0 JSON event format (structured mode): what the bridge puts
@@ -19,7 +20,9 @@ public import Foundation
 /// - `time`, when present, is an RFC 3339 timestamp.
 /// - The payload is the `data` member, any JSON value, or `data_base64` (not both); a message
 ///   may carry no payload at all.
-/// - Other members (CloudEvents extension attributes) are accepted and ignored.
+/// - `traceparent` and `tracestate`, the distributed tracing extension's attributes, are kept as
+///   they arrive (see ``traceparent``); other members (other extension attributes) are accepted
+///   and ignored.
 public struct CloudEvent: Sendable, Hashable {
     /// The only CloudEvents version this type reads and writes.
     public static let specVersion = "1.0"
@@ -38,6 +41,22 @@ public struct CloudEvent: Sendable, Hashable {
     public var dataContentType: String?
     /// The payload's bytes: JSON text for a `data` member, decoded bytes for `data_base64`.
     public var data: [UInt8]?
+    /// The W3C `traceparent` of the distributed tracing extension: the trace the event belongs
+    /// to, as the publisher wrote it, not checked. ``traceContext`` reads it with ``tracestate``;
+    /// a bridge writes the trace context current when the event was dispatched.
+    ///
+    /// A value that is not a string reads as nil: the attribute is the publisher's hint, never a
+    /// reason to refuse its event.
+    public var traceparent: String?
+    /// The W3C `tracestate` of the distributed tracing extension, as the publisher wrote it, not
+    /// checked.
+    public var tracestate: String?
+
+    /// The trace context of ``traceparent`` and ``tracestate``; nil when there is no valid
+    /// `traceparent`. An invalid `tracestate` is left out, as the W3C recommendation asks.
+    public var traceContext: TraceContext? {
+        traceparent.flatMap { TraceContext.received(traceparent: $0, tracestate: tracestate) }
+    }
 
     /// Creates an event from its attributes.
     public init(
@@ -96,10 +115,13 @@ public struct CloudEvent: Sendable, Hashable {
             } else {
                 dataContentType = scanned.dataContentType.map(scanner.string)
             }
-            return CloudEvent(
+            var event = CloudEvent(
                 id: scanner.string(scanned.id), source: scanner.string(scanned.source),
                 type: scanner.string(scanned.type), subject: scanned.subject.map(scanner.string), time: scanned.time,
                 dataContentType: dataContentType, data: scanned.data)
+            event.traceparent = scanned.traceparent.map(scanner.string)
+            event.tracestate = scanned.tracestate.map(scanner.string)
+            return event
         }
     }
 
@@ -112,6 +134,8 @@ public struct CloudEvent: Sendable, Hashable {
         var subject: JSONScanner.StringToken?
         var time: Date?
         var dataContentType: JSONScanner.StringToken?
+        var traceparent: JSONScanner.StringToken?
+        var tracestate: JSONScanner.StringToken?
         /// Payload bytes of their own: decoded `data_base64`, a JSON string's text, or a JSON
         /// value when it is not left in place.
         var data: [UInt8]?
@@ -186,6 +210,16 @@ public struct CloudEvent: Sendable, Hashable {
             } else {
                 dataContentType = nil
             }
+            if case .string(let token) = envelope.traceparent {
+                traceparent = token
+            } else {
+                traceparent = nil
+            }
+            if case .string(let token) = envelope.tracestate {
+                tracestate = token
+            } else {
+                tracestate = nil
+            }
             if case .string(let timestamp) = envelope.time {
                 let date =
                     timestamp.hasEscapes
@@ -238,6 +272,8 @@ public struct CloudEvent: Sendable, Hashable {
             type = type.shifted(by: offset)
             subject = subject?.shifted(by: offset)
             dataContentType = dataContentType?.shifted(by: offset)
+            traceparent = traceparent?.shifted(by: offset)
+            tracestate = tracestate?.shifted(by: offset)
             dataRange = dataRange.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
         }
     }
@@ -258,6 +294,8 @@ public struct CloudEvent: Sendable, Hashable {
             output.append(UInt8(ascii: "\""))
         }
         if let dataContentType { append(",\"datacontenttype\":", dataContentType, to: &output) }
+        if let traceparent { append(",\"traceparent\":", traceparent, to: &output) }
+        if let tracestate { append(",\"tracestate\":", tracestate, to: &output) }
         if let data {
             output.append(literal: #","data":"#)
             output.append(contentsOf: data)

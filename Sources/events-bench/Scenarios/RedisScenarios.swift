@@ -42,6 +42,11 @@ private let benchBody = String(repeating: "x", count: 128 - #"{"n":0,"body":""}"
 
 private let benchPrefix = "bench:"
 
+/// The trace context of the traced throughput rows: one with a `tracestate`, as tracers that
+/// keep vendor state send it.
+private let benchTrace = try! TraceContext(
+    traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=00f067aa0ba902b7")
+
 /// The batch size of the throughput rows where the bridge packs events into batches.
 private let packedEvents = 64
 
@@ -311,12 +316,27 @@ private final class BridgePath: RedisPath {
     let sender: RedisBridge
     let receiver: RedisBridge
     let mode: RedisBridge.Mode
+    /// How a trace context is current on every dispatch, if one is.
+    enum Tracing {
+        case none
+        /// Made current once, around the whole burst: what the bridge itself costs (writing,
+        /// reading and restoring it), as in an app whose request is traced as a whole.
+        case aroundBurst(TraceContext)
+        /// Made current around each dispatch: the bridge's cost and that of binding it.
+        case perDispatch(TraceContext)
+    }
+
+    let tracing: Tracing
     var listener: Subscription?
 
     /// With `maxEventsPerMessage` above 1, the sender packs events queued together into
-    /// CloudEvents batches.
-    init(_ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1) async throws {
+    /// CloudEvents batches; with `tracing`, each event is dispatched with a trace context current
+    /// (so it goes on the wire, and is made current again for the receiving listener).
+    init(
+        _ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1, tracing: Tracing = .none
+    ) async throws {
         self.mode = mode
+        self.tracing = tracing
         let prefix = redis.uniqueName("bridge") + ":"
         func configuration(_ source: String) -> RedisBridge.Configuration {
             var configuration = RedisBridge.Configuration(redis: redis.configuration, source: source)
@@ -345,6 +365,13 @@ private final class BridgePath: RedisPath {
     }
 
     func publish(_ n: Int) async {
+        switch tracing {
+        case .none: dispatch(n)
+        case .aroundBurst(let trace), .perDispatch(let trace): TraceContext.withCurrent(trace) { dispatch(n) }
+        }
+    }
+
+    private func dispatch(_ n: Int) {
         switch mode {
         case .pubSub: sending.dispatch(BenchPing(n: n, body: benchBody))
         case .stream: sending.dispatch(BenchStreamPing(n: n, body: benchBody))
@@ -352,7 +379,13 @@ private final class BridgePath: RedisPath {
     }
 
     func publishBurst(_ range: Range<Int>) async {
-        for n in range { await publish(n) }
+        guard case .aroundBurst(let trace) = tracing else {
+            for n in range { await publish(n) }
+            return
+        }
+        TraceContext.withCurrent(trace) {
+            for n in range { dispatch(n) }
+        }
     }
 
     func close() async {
@@ -697,6 +730,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
     let codableName = "raw client + Foundation JSON per event"
     let bridgeName = "RedisBridge \(mode == .pubSub ? ".pubSub" : ".stream"): dispatch burst -> listener"
     let packedName = "RedisBridge, up to \(packedEvents) events per message (batches)"
+    let tracedName = "RedisBridge, a trace context current on every dispatch"
+    let perDispatchName = "RedisBridge, a trace context made current around each dispatch"
     let sendingName =
         "half: RedisBridge sends -> raw " + (mode == .pubSub ? "subscriber" : "XREADGROUP")
     let receivingName = "half: raw " + (mode == .pubSub ? "PUBLISH" : "XADD") + " -> RedisBridge receives"
@@ -707,6 +742,8 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
             Row(name: codableName, role: .baseline, value: nil, status: skip.reason),
             Row(name: bridgeName, role: .subject, value: nil, status: skip.reason),
             Row(name: packedName, role: .subject, value: nil, status: skip.reason),
+            Row(name: tracedName, role: .subject, value: nil, status: skip.reason),
+            Row(name: perDispatchName, role: .subject, value: nil, status: skip.reason),
             Row(name: sendingName, role: .subject, value: nil, status: skip.reason),
             Row(name: receivingName, role: .subject, value: nil, status: skip.reason),
         ]
@@ -716,7 +753,9 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
         // does meanwhile (Redis's fsync of its append-only file, once a second, among it) falls
         // into some bursts and not others.
         let rounds = effort.isQuick ? 1 : 5
-        enum Contender: CaseIterable { case raw, codable, bridge, packed, sendingHalf, receivingHalf }
+        enum Contender: CaseIterable {
+            case raw, codable, bridge, traced, tracedPerDispatch, packed, sendingHalf, receivingHalf
+        }
         var costs: [Contender: [BurstCost]] = [:]
         let infoClient = RedisClient(redis.configuration)
         defer { infoClient.close() }
@@ -740,6 +779,9 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     case (.codable, .pubSub): path = try await RawPubSub(redis, payloads: .foundationCodable)
                     case (.codable, .stream): path = try await RawStream(redis, payloads: .foundationCodable)
                     case (.bridge, _): path = try await BridgePath(redis, mode: mode)
+                    case (.traced, _): path = try await BridgePath(redis, mode: mode, tracing: .aroundBurst(benchTrace))
+                    case (.tracedPerDispatch, _):
+                        path = try await BridgePath(redis, mode: mode, tracing: .perDispatch(benchTrace))
                     case (.packed, _): path = try await BridgePath(redis, mode: mode, maxEventsPerMessage: packedEvents)
                     case (.sendingHalf, _): path = try await HalfBridgePath(redis, mode: mode, half: .sending)
                     case (.receivingHalf, _):
@@ -756,6 +798,10 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
             let codableFigure = median(codable.map(\.wall))
             let bridgeFigure = median(bridged.map(\.wall))
             let packedFigure = median(packed.map(\.wall))
+            let traced = costs[.traced]!
+            let tracedFigure = median(traced.map(\.wall))
+            let perDispatch = costs[.tracedPerDispatch]!
+            let perDispatchFigure = median(perDispatch.map(\.wall))
             report.rows = [
                 Row(
                     name: rawName, role: .baseline, value: rawFigure, status: Row.measured,
@@ -768,6 +814,15 @@ func redisThroughputScenario(mode: RedisBridge.Mode, effort: Effort) async -> Sc
                     detail: formatFigure(1e9 / bridgeFigure) + " events/s; " + formatRatio(bridgeFigure / rawFigure)
                         + " of raw, " + formatRatio(bridgeFigure / codableFigure) + " of raw + Foundation JSON; "
                         + cpuDetail(bridged)),
+                Row(
+                    name: tracedName, role: .subject, value: tracedFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / tracedFigure) + " events/s; " + formatRatio(tracedFigure / bridgeFigure)
+                        + " of the untraced bridge row (goal: at most 1.05x); " + cpuDetail(traced)),
+                Row(
+                    name: perDispatchName, role: .subject, value: perDispatchFigure, status: Row.measured,
+                    detail: formatFigure(1e9 / perDispatchFigure) + " events/s; "
+                        + formatRatio(perDispatchFigure / bridgeFigure) + " of the untraced bridge row; "
+                        + cpuDetail(perDispatch)),
                 Row(
                     name: packedName, role: .subject, value: packedFigure, status: Row.measured,
                     detail: formatFigure(1e9 / packedFigure) + " events/s; " + formatRatio(packedFigure / rawFigure)
