@@ -120,6 +120,7 @@ extension RedisClient {
         let published: Bool = state.withLock { state in
             guard !state.isClosed else { return false }
             state.interruption = connection.interruption
+            state.isStale = false
             return true
         }
         guard published else {
@@ -127,14 +128,28 @@ extension RedisClient {
             return false
         }
         worker.connection = connection
+        if configuration.sentinel != nil {
+            SentinelWatch.register(ObjectIdentifier(self), configuration) { [weak self] in
+                self?.state.withLock { $0.isStale = true }
+            }
+        }
         return true
+    }
+
+    /// Whether the sentinels announced a new master since the connection opened (clearing the
+    /// mark): the connection goes to the old master.
+    private func takeStaleness() -> Bool {
+        state.withLock { state in
+            defer { state.isStale = false }
+            return state.isStale
+        }
     }
 
     /// The open connection, opened now if needed. Requests whose connect deadline passes while
     /// opening are failed and removed from `batch`; `nil` when none is left to serve.
     private func connection(for batch: inout [RedisClientRequest]) -> RedisConnection? {
         if let connection = worker.connection {
-            if connection.isUsableWhenIdle() { return connection }
+            if connection.isUsableWhenIdle(), !takeStaleness() { return connection }
             releaseConnection()
         }
         do throws(RedisError) {
@@ -184,7 +199,7 @@ extension RedisClient {
             if state.withLock({ $0.isClosed }) { return .failure(.clientClosed) }
             let deadline = ContinuousClock.now + configuration.connectTimeout + configuration.replyTimeout
             let connection: RedisConnection
-            if let existing = worker.connection, existing.isUsableWhenIdle() {
+            if let existing = worker.connection, existing.isUsableWhenIdle(), !takeStaleness() {
                 connection = existing
             } else {
                 releaseConnection()

@@ -58,6 +58,9 @@ public final class RedisClient: Sendable {
         /// How to interrupt the worker's open connection, published so that `close()` can wake a
         /// blocked read. The worker clears it here before it closes the connection.
         var interruption: RedisTransportInterruption?
+        /// Set when the sentinels announce a new master: the open connection goes to the old
+        /// one, and is dropped before the next command.
+        var isStale = false
     }
 
     /// A client for the server `configuration` describes. Nothing connects until the first
@@ -71,6 +74,7 @@ public final class RedisClient: Sendable {
     deinit {
         // No drain can be running: a scheduled drain holds a strong reference to the client.
         worker.connection?.close()
+        SentinelWatch.unregister(ObjectIdentifier(self), configuration)
     }
 
     /// Whether the client holds an open connection right now (best effort: a connection the
@@ -155,6 +159,7 @@ public final class RedisClient: Sendable {
             return state.pending
         }
         sleeper.signal()
+        SentinelWatch.unregister(ObjectIdentifier(self), configuration)
         for request in abandoned { request.fail(.clientClosed) }
         // Release the idle connection's socket now rather than at deinit.
         queue.async { self.releaseConnection() }

@@ -13,9 +13,15 @@
 ///   (`SENTINEL GET-MASTER-ADDR-BY-NAME`), connects there and checks with `ROLE` that the
 ///   server is a master. When none answers, or the server is not a master yet (a failover in
 ///   progress), the attempt fails and is retried with the configuration's reconnect policy.
-/// - A failover is followed: the connections to the old master break (it died), or its
-///   replies say it is no longer a master (`READONLY`, `UNBLOCKED`), and the client drops the
-///   connection; the next command connects to the new master.
+/// - A failover is followed three ways. While a client or subscriber with this configuration
+///   is connected, one Pub/Sub connection per process listens on a sentinel for
+///   `+switch-master` (the next sentinel in the list when that one fails); at a switch, each
+///   client leaves its connection before its next command, and each subscription subscribes
+///   again at the new master. Besides, a connection to the old master that breaks (it died),
+///   or whose replies say it is no longer a master (`READONLY`, `UNBLOCKED`), is dropped too.
+///   The next command connects to the new master. After a planned failover the old master
+///   accepts writes for a moment before it turns replica; the switch announcement is what
+///   keeps an idle client from writing there.
 /// - ``RedisConfiguration/host`` and ``RedisConfiguration/port`` are ignored while this is set;
 ///   credentials, database, client name, timeouts and limits apply to the master's
 ///   connections. The sentinels have credentials of their own (``username``, ``password``).

@@ -85,7 +85,13 @@ final class RedisSubscription: Sendable {
                 connection.close()
                 return nil
             }
+            // At a switch announced by the sentinels the connection goes to the old master:
+            // break it, and subscribe again at the new one.
+            SentinelWatch.register(ObjectIdentifier(self), configuration) { [interruption] in
+                interruption.withLock { $0?.interrupt() }
+            }
             defer {
+                SentinelWatch.unregister(ObjectIdentifier(self), configuration)
                 interruption.withLock { $0 = nil }
                 connection.close()
             }
