@@ -39,6 +39,9 @@ struct EventsBench {
         Scenario(id: "redis-stream-latency") { await redisLatencyScenario(mode: .stream, effort: $0) },
         Scenario(id: "redis-pubsub-throughput") { await redisThroughputScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-throughput") { await redisThroughputScenario(mode: .stream, effort: $0) },
+        Scenario(id: "redis-stream-replication") { await redisReplicationScenario(effort: $0) },
+        Scenario(id: "redis-pubsub-tls") { await redisTLSScenario(mode: .pubSub, effort: $0) },
+        Scenario(id: "redis-stream-tls") { await redisTLSScenario(mode: .stream, effort: $0) },
     ]
 
     static let usage = """

@@ -103,7 +103,7 @@ final class BenchRedis {
 /// never holds more than the measurement running. (`SCAN`, not `KEYS`: with $REDIS_URL the
 /// server may be one that others use.)
 @MainActor
-private func finish(_ path: any RedisPath, on redis: BenchRedis) async {
+func finish(_ path: any RedisPath, on redis: BenchRedis) async {
     await path.close()
     let client = RedisClient(redis.configuration)
     defer { client.close() }
@@ -133,7 +133,7 @@ struct BenchSkip: Error {
 /// actor). On a small machine those hops cost more than the event itself and would swamp the
 /// throughput rows, for the raw client and the bridge alike. A waiter resumed once per wait costs
 /// one hop per wait.
-private final class Arrivals: Sendable {
+final class Arrivals: Sendable {
     private struct State {
         var count = 0
         var waiter: (target: Int, continuation: CheckedContinuation<Void, Never>)?
@@ -173,7 +173,7 @@ private final class Arrivals: Sendable {
 
 /// One side of a comparison: it publishes event `n` and exposes what arrives.
 @MainActor
-private protocol RedisPath: AnyObject, Sendable {
+protocol RedisPath: AnyObject, Sendable {
     var arrivals: Arrivals { get }
     func publish(_ n: Int) async
     /// Publishes `range` as fast as the path allows.
@@ -184,7 +184,7 @@ private protocol RedisPath: AnyObject, Sendable {
 /// A raw-client path: event `n` is one command of pre-encoded bytes; a burst goes in pipelines
 /// of 512, the bridge's batch size.
 @MainActor
-private protocol RawPath: RedisPath {
+protocol RawPath: RedisPath {
     var client: RedisClient { get }
     func command(_ n: Int) -> [RedisArgument]
 }
@@ -203,7 +203,7 @@ extension RawPath {
 
 /// The raw client: pre-encoded CloudEvents, `PUBLISH` to a subscriber.
 @MainActor
-private final class RawPubSub: RawPath {
+final class RawPubSub: RawPath {
     let arrivals = Arrivals()
     let client: RedisClient
     let subscriber: RedisSubscriber
@@ -250,7 +250,7 @@ private final class RawPubSub: RawPath {
 
 /// The raw client on a stream: `XADD`, and a reader looping `XREADGROUP` + `XACK`.
 @MainActor
-private final class RawStream: RawPath {
+final class RawStream: RawPath {
     let arrivals = Arrivals()
     let client: RedisClient
     let readClient: RedisClient
@@ -309,7 +309,7 @@ private final class RawStream: RawPath {
 /// Two centers joined by two bridges, one publishing and one receiving; a listener on the
 /// receiving center reports arrivals.
 @MainActor
-private final class BridgePath: RedisPath {
+final class BridgePath: RedisPath {
     let arrivals = Arrivals()
     let sending = EventCenter()
     let receiving = EventCenter()
@@ -333,7 +333,8 @@ private final class BridgePath: RedisPath {
     /// CloudEvents batches; with `tracing`, each event is dispatched with a trace context current
     /// (so it goes on the wire, and is made current again for the receiving listener).
     init(
-        _ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1, tracing: Tracing = .none
+        _ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1, tracing: Tracing = .none,
+        replication: RedisBridge.ReplicatedPublishing? = nil
     ) async throws {
         self.mode = mode
         self.tracing = tracing
@@ -343,6 +344,7 @@ private final class BridgePath: RedisPath {
             configuration.keyPrefix = prefix
             configuration.publishBufferCapacity = 1_000_000
             configuration.maxEventsPerMessage = maxEventsPerMessage
+            configuration.replicatedPublishing = replication
             return configuration
         }
         sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
@@ -527,7 +529,7 @@ private func latencies(_ path: any RedisPath, count: Int) async -> [Double] {
 
 /// What a burst cost per event: wall time, and CPU time in this process (both ends of the path
 /// live here) and in the Redis server. In nanoseconds.
-private struct BurstCost {
+struct BurstCost {
     var wall: Double
     var processCPU: Double
     /// nil when the server's `INFO cpu` could not be read.
@@ -539,7 +541,7 @@ private struct BurstCost {
 /// The CPU figures say why a ratio is what it is: on a small machine the client process and
 /// Redis share the cores, so what the bridge adds per event in CPU shows in the wall time.
 @MainActor
-private func throughput(_ path: any RedisPath, count: Int, redis: RedisClient) async -> BurstCost {
+func throughput(_ path: any RedisPath, count: Int, redis: RedisClient) async -> BurstCost {
     let expected = path.arrivals.count + count
     let redisBefore = await redisCPUSeconds(redis)
     let processBefore = processCPUSeconds()
@@ -591,7 +593,7 @@ private func halfRow(_ name: String, _ costs: [BurstCost], raw: Double) -> Row {
 
 /// The CPU detail of a throughput row, "CPU per event: process …, Redis …" (medians over the
 /// rounds), in microseconds.
-private func cpuDetail(_ costs: [BurstCost]) -> String {
+func cpuDetail(_ costs: [BurstCost]) -> String {
     let process = median(costs.map(\.processCPU)) / 1000
     let redis = costs.compactMap(\.redisCPU)
     let redisText = redis.count == costs.count ? String(format: "%.1f µs", median(redis) / 1000) : "n/a"
@@ -610,7 +612,7 @@ private func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 /// What a raw-client path sends and how it reads what arrives.
-private enum Payloads: Sendable {
+enum Payloads: Sendable {
     /// CloudEvents exactly as the bridge would write them, encoded once up front and sent in
     /// turn; nothing is read from an arrival. The transport alone: the target's baseline.
     case preEncoded([[UInt8]])
