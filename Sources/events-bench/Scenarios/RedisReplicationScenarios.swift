@@ -17,7 +17,9 @@ func redisReplicationScenario(effort: Effort) async -> ScenarioReport {
     let waitingName = "RedisBridge .stream, replicatedPublishing(replicas: 1): WAIT in every write"
     guard RedisServer.executable != nil else {
         let reason = "n/a: no redis-server on PATH"
-        report.rows = [rawName, bridgeName, waitingName].map { Row(name: $0, role: .subject, value: nil, status: reason) }
+        report.rows = [rawName, bridgeName, waitingName].map {
+            Row(name: $0, role: .subject, value: nil, status: reason)
+        }
         report.finish(quick: effort.isQuick)
         return report
     }

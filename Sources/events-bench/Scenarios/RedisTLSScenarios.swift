@@ -46,7 +46,8 @@ func redisTLSScenario(mode: RedisBridge.Mode, effort: Effort) async -> ScenarioR
                 let info = index.isMultiple(of: 2) ? plainInfo : secureInfo
                 let path: any RedisPath
                 switch (index < 2, mode) {
-                case (true, .pubSub): path = try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
+                case (true, .pubSub):
+                    path = try await RawPubSub(redis, payloads: .cloudEvents(type: BenchPing.wireName))
                 case (true, .stream):
                     path = try await RawStream(redis, payloads: .cloudEvents(type: BenchStreamPing.wireName))
                 case (false, _): path = try await BridgePath(redis, mode: mode)
@@ -63,7 +64,8 @@ func redisTLSScenario(mode: RedisBridge.Mode, effort: Effort) async -> ScenarioR
             case 1: detail += formatRatio(figures[1] / figures[0]) + " of plaintext; "
             case 2: detail += formatRatio(figures[2] / figures[0]) + " of raw; "
             case 3:
-                detail += formatRatio(figures[3] / figures[2]) + " of the plaintext bridge, "
+                detail +=
+                    formatRatio(figures[3] / figures[2]) + " of the plaintext bridge, "
                     + formatRatio(figures[3] / figures[1]) + " of raw over TLS; "
             default: break
             }
