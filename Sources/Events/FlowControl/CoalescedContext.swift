@@ -8,6 +8,8 @@ struct CoalescedEvent<E: Event>: Sendable {
     let sender: Sender?
     let collector: ReportCollector?
     let stamp: QueueStamp?
+    /// The trace context current at its dispatch, current again while the handler runs.
+    let trace: TraceContext?
 
     /// The event was replaced by a newer one, or dropped: it was not received.
     func skip() {
@@ -52,8 +54,20 @@ extension CoalescedContext {
         _ body: (AnyObject?, CoalescedEvent<E>) throws -> Void
     ) {
         if let event = flush.event {
-            center.runQueued(listener, collector: event.collector, stamp: event.stamp) { owner in
-                try body(owner, event)
+            // The delivered event is the newest one handed, so its dispatch's trace context is
+            // the one current. An actor's drain task inherited the context of the dispatch that
+            // started it, which a delivery outside any trace must not see.
+            let trace = event.trace
+            if trace != nil || TraceContext.current != nil {
+                TraceContext.withCurrent(trace) {
+                    center.runQueued(listener, collector: event.collector, stamp: event.stamp) { owner in
+                        try body(owner, event)
+                    }
+                }
+            } else {
+                center.runQueued(listener, collector: event.collector, stamp: event.stamp) { owner in
+                    try body(owner, event)
+                }
             }
         }
         if let run = flush.heldRun { center.pendingDeliveries.closeRun(run) }

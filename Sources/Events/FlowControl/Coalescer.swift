@@ -61,7 +61,8 @@ final class Coalescer<E: Event>: @unchecked Sendable {
         _ listener: TypedListenerRecord<E>, _ event: E, _ sender: Sender?, center: EventCenter,
         collector: ReportCollector?
     ) {
-        let item = CoalescedEvent(event: event, sender: sender, collector: collector, stamp: center.queueStamp())
+        let item = CoalescedEvent(
+            event: event, sender: sender, collector: collector, stamp: center.queueStamp(), trace: TraceContext.current)
         var replaced: CoalescedEvent<E>? = nil
         var step = Step.none
         lock.lock()
