@@ -34,13 +34,7 @@ extension RedisConnection {
     ) throws(RedisError) -> RedisSentinelConfiguration.Address {
         var reasons: [String] = []
         for address in sentinel.sentinels {
-            var asking = configuration
-            asking.host = address.host
-            asking.port = address.port
-            asking.sentinel = nil
-            asking.username = sentinel.username
-            asking.password = sentinel.password
-            asking.database = 0
+            let asking = sentinel.configuration(of: address, from: configuration)
             do throws(RedisError) {
                 let connection = try open(asking)
                 defer { connection.close() }
@@ -62,5 +56,20 @@ extension RedisConnection {
             host: sentinel.masterName, port: 0,
             reason: sentinel.sentinels.isEmpty
                 ? "no sentinel is configured" : "no sentinel named the master: " + reasons.joined(separator: "; "))
+    }
+}
+
+extension RedisSentinelConfiguration {
+    /// How to connect to the sentinel at `address`: the master's configuration (its transport,
+    /// timeouts and limits) with the sentinels' credentials, and no database.
+    func configuration(of address: Address, from configuration: RedisConfiguration) -> RedisConfiguration {
+        var asking = configuration
+        asking.host = address.host
+        asking.port = address.port
+        asking.sentinel = nil
+        asking.username = username
+        asking.password = password
+        asking.database = 0
+        return asking
     }
 }

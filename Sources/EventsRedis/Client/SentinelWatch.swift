@@ -92,13 +92,7 @@ final class SentinelWatch: Sendable {
         while true {
             let address = sentinel.sentinels[next % sentinel.sentinels.count]
             next += 1
-            var asking = configuration
-            asking.host = address.host
-            asking.port = address.port
-            asking.sentinel = nil
-            asking.username = sentinel.username
-            asking.password = sentinel.password
-            asking.database = 0
+            var asking = sentinel.configuration(of: address, from: configuration)
             // A few attempts on this sentinel, then the next one.
             asking.reconnect.maxAttempts = 3
             let subscriber = RedisSubscriber(asking)
