@@ -6,6 +6,12 @@ import Testing
 
 @testable import EventsRedis
 
+/// What a listener of a received event dispatches, for the bridge to publish.
+private struct Echo: RemoteEvent {
+    static let wireName = "com.example.test.echo"
+    let n: Int
+}
+
 /// `shutdown(drainTimeout:)`: reading stops, deliveries in flight finish and are acknowledged,
 /// queued events are flushed within the timeout, and the report says exactly what was left.
 @Suite(
@@ -114,6 +120,93 @@ struct GracefulShutdownTests {
         #expect(errors.all.isEmpty, "\(errors.all)")
         withExtendedLifetime(listener) {}
         admin.close()
+    }
+
+    @Test("A received Pub/Sub event's listener on a queue is waited for, and what it dispatches is published")
+    func queuedPubSubDeliveryFinishes() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let admin = RedisClient(server.configuration)
+        defer { admin.close() }
+        let center = EventCenter()
+        let held = Gate()
+        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
+            held.pass()
+            center.dispatch(Echo(n: event.n))
+        }
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
+        try bridge.carry(Echo.self, mode: .pubSub, direction: .outgoing)
+        try await bridge.start()
+        let echoes = RedisSubscriber(server.configuration)
+        defer { echoes.close() }
+        let heard = Log<String>()
+        let reading = Task {
+            for try await message in echoes.messages(channels: ["test:" + Echo.wireName]) {
+                heard.append(message.string)
+            }
+        }
+        defer { reading.cancel() }
+        #expect(
+            await eventually {
+                _ = try? await admin.send(
+                    "PUBLISH", RedisArgument("test:" + Sequenced.wireName),
+                    foreignMessage(type: Sequenced.wireName, n: 1))
+                return held.isReached
+            })
+
+        let stopReturned = Atomic<Bool>(false)
+        let stopping = Task {
+            let report = await bridge.shutdown(drainTimeout: .seconds(30))
+            stopReturned.store(true, ordering: .sequentiallyConsistent)
+            return report
+        }
+        #expect(await eventually { bridge.hasBegunStopping })
+        await waitToShowNothingArrives()
+        let returnedEarly = stopReturned.load(ordering: .sequentiallyConsistent)
+        #expect(!returnedEarly, "shutdown returned before the listener ran")
+
+        held.open()
+        let report = await stopping.value
+        #expect(!report.deliveriesStillQueued)
+        #expect(report.isClean, "\(report)")
+        #expect(await eventually { heard.values.contains { $0.contains(#""n":1"#) } }, "\(heard.values)")
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("Local deliveries still queued at the drain deadline are reported, and run later all the same")
+    func queuedDeliveriesPastTheDeadlineAreReported() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let admin = RedisClient(server.configuration)
+        defer { admin.close() }
+        let center = EventCenter()
+        let held = Gate()
+        let finished = Log<Int>()
+        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
+            held.pass()
+            finished.append(event.n)
+        }
+        let bridge = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
+        try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
+        try await bridge.start()
+        #expect(
+            await eventually {
+                _ = try? await admin.send(
+                    "PUBLISH", RedisArgument("test:" + Sequenced.wireName),
+                    foreignMessage(type: Sequenced.wireName, n: 1))
+                return held.isReached
+            })
+        let report = await bridge.shutdown(drainTimeout: .milliseconds(200))
+        #expect(report.deliveriesStillQueued)
+        #expect(report.deadlineReached)
+        #expect(!report.isClean)
+        #expect(report.description.contains("local deliveries still queued"))
+        held.open()
+        #expect(await eventually { finished.count >= 1 })
+        withExtendedLifetime(listener) {}
     }
 
     @Test("stop() and stop(drainTimeout:) still compile and stop as before, with no report to read")

@@ -28,14 +28,31 @@ extension RedisBridge {
         public var pendingEntries = 0
         /// How long the stop took, from the call to the end.
         public var duration = Duration.zero
-        /// Whether the drain timeout passed with outgoing events still waiting for Redis.
+        /// Whether the drain timeout passed with outgoing events still waiting for Redis, or
+        /// with local deliveries of received events still queued.
         public var deadlineReached = false
+        /// Whether local deliveries were still queued in their listeners' contexts when the
+        /// drain timeout passed (see ``RedisBridge/shutdown(drainTimeout:)``): they run later,
+        /// if the process lives on, and what they dispatch stays local.
+        public var deliveriesStillQueued = false
 
         /// Creates a report (bridges make them; tests of code that reads one may too).
         public init(
             unpublishedStreamEvents: Int = 0, unpublishedPubSubEvents: Int = 0, pendingEntries: Int = 0,
             duration: Duration = .zero, deadlineReached: Bool = false
         ) {
+            self.init(
+                unpublishedStreamEvents: unpublishedStreamEvents, unpublishedPubSubEvents: unpublishedPubSubEvents,
+                pendingEntries: pendingEntries, duration: duration, deadlineReached: deadlineReached,
+                deliveriesStillQueued: false)
+        }
+
+        /// Creates a report (bridges make them; tests of code that reads one may too).
+        public init(
+            unpublishedStreamEvents: Int = 0, unpublishedPubSubEvents: Int = 0, pendingEntries: Int = 0,
+            duration: Duration = .zero, deadlineReached: Bool = false, deliveriesStillQueued: Bool
+        ) {
+            self.deliveriesStillQueued = deliveriesStillQueued
             self.unpublishedStreamEvents = unpublishedStreamEvents
             self.unpublishedPubSubEvents = unpublishedPubSubEvents
             self.pendingEntries = pendingEntries
@@ -46,12 +63,14 @@ extension RedisBridge {
         /// Outgoing events of both modes that were not published.
         public var unpublishedEvents: Int { unpublishedStreamEvents + unpublishedPubSubEvents }
 
-        /// Whether nothing was left: every outgoing event was published and every entry read
-        /// was acknowledged.
-        public var isClean: Bool { unpublishedEvents == 0 && pendingEntries == 0 }
+        /// Whether nothing was left: every outgoing event was published, every entry read was
+        /// acknowledged, and every local delivery of a received event had run.
+        public var isClean: Bool { unpublishedEvents == 0 && pendingEntries == 0 && !deliveriesStillQueued }
 
         public var description: String {
-            let ending = deadlineReached ? ", drain timeout reached" : ""
+            let ending =
+                (deliveriesStillQueued ? ", local deliveries still queued" : "")
+                + (deadlineReached ? ", drain timeout reached" : "")
             return "unpublished \(unpublishedEvents) (stream \(unpublishedStreamEvents), "
                 + "Pub/Sub \(unpublishedPubSubEvents)), pending entries \(pendingEntries), "
                 + "took \(duration)\(ending)"
@@ -63,7 +82,7 @@ extension RedisBridge {
                 "unpublishedStreamEvents": String(unpublishedStreamEvents),
                 "unpublishedPubSubEvents": String(unpublishedPubSubEvents),
                 "pendingEntries": String(pendingEntries), "duration": "\(duration)",
-                "deadlineReached": String(deadlineReached),
+                "deadlineReached": String(deadlineReached), "deliveriesStillQueued": String(deliveriesStillQueued),
             ]
         }
     }

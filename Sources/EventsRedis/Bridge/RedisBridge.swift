@@ -445,10 +445,13 @@ public final class RedisBridge: Sendable {
     ///    finished. Entries it could not acknowledge stay pending in Redis and are delivered
     ///    again when a bridge starts with the same consumer name (or claimed by another
     ///    consumer); nothing is acknowledged that was not delivered. The listeners still run
-    ///    meanwhile, and what they dispatch is published like any other event. (A Pub/Sub
-    ///    event's listeners with a delivery context of their own, such as a queue or the main
-    ///    actor, are not waited for: what they dispatch once this returns stays local.)
-    /// 2. Events still waiting for Redis get up to `drainTimeout` to be acknowledged.
+    ///    meanwhile, and what they dispatch is published like any other event. Then, for a
+    ///    bridge receiving Pub/Sub events, the center's queued deliveries (listeners with a
+    ///    delivery context of their own, such as a queue or the main actor) get until the
+    ///    `drainTimeout` deadline to run, as `center.idle()` waits for them; the report says
+    ///    when some had not run by then (``ShutdownReport/deliveriesStillQueued``).
+    /// 2. Events still waiting for Redis get what is left of `drainTimeout` to be
+    ///    acknowledged.
     /// 3. The bridge stops hearing the center. Whatever is left, and whatever a dispatch racing
     ///    with this step hands over too late, is not published: it is reported as
     ///    ``RedisBridgeError/stoppedWithUnpublishedEvents(_:)`` and counted in
@@ -496,8 +499,15 @@ public final class RedisBridge: Sendable {
         await consumerTask?.value
 
         var deadlineReached = false
+        var deliveriesQueued = false
+        let deadline = ContinuousClock.now + drainTimeout
+        if wasRunning, receiver != nil {
+            // Received Pub/Sub events may still be queued for listeners in other contexts (the
+            // stream reader waited for its own): they run now, and what they dispatch goes out.
+            deliveriesQueued = !(await center.idle(until: deadline))
+            deadlineReached = deliveriesQueued
+        }
         if wasRunning {
-            let deadline = ContinuousClock.now + drainTimeout
             while outbound.streamQueue.count + outbound.pubSubQueue.count > 0 {
                 guard ContinuousClock.now < deadline else {
                     deadlineReached = true
@@ -520,7 +530,7 @@ public final class RedisBridge: Sendable {
         let report = ShutdownReport(
             unpublishedStreamEvents: unpublishedStream, unpublishedPubSubEvents: unpublishedPubSub,
             pendingEntries: counters.pendingEntries.load(ordering: .relaxed), duration: .now - began,
-            deadlineReached: deadlineReached)
+            deadlineReached: deadlineReached, deliveriesStillQueued: deliveriesQueued)
         lock.withLock {
             state.shutdownReport = report
             state.phase = .stopped
