@@ -124,10 +124,9 @@ extension StreamConsumer {
                 let wait = policy(for: entry.key).backoff.delay(afterDelivery: entry.deliveryCount)
                 schedule.add(RetrySchedule.Retry(key: entry.key, id: entry.id, due: .now + wait, wait: wait))
                 counters.retriesScheduled.increment()
-                // What could not be delivered at all goes to the dead letters at once.
-                if !settlement.deadLetters.isEmpty {
-                    writes.append((settlement.deadLetters, settlement.deadLetters.count, false))
-                }
+                // The entry's poison (the only dead letters of an entry that waits) is written
+                // when the entry is settled, with its acknowledgement: written now, every
+                // delivery of the entry would write it again.
                 continue
             }
             if settlement.deadLetters.isEmpty {

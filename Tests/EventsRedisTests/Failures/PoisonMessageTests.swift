@@ -67,6 +67,28 @@ struct PoisonMessageTests {
         await consumer.bridge.stop()
     }
 
+    @Test("a batched entry with a poison event and a retried one dead-letters the poison once, when it is settled")
+    func poisonInRetriedBatch() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        let consumer = try await FailingConsumer(
+            server, errors: errors, policy: .retry(maxDeliveries: 4, backoff: .constant(.milliseconds(50))),
+            configure: { $0.poisonMessages = .deadLetter }
+        ) { n, count in n == 7 && count < 3 }
+        let admin = RedisClient(server.configuration)
+        defer { admin.close() }
+        let retried = #"{"specversion":"1.0","id":"b7","source":"other","type":"\#(Sequenced.wireName)","data":{"n":7}}"#
+        let poison = #"{"specversion":"1.0","id":"u1","source":"other","type":"com.example.other","data":{}}"#
+        _ = try await admin.send("XADD", Self.stream, "*", "event", RedisArgument("[" + retried + "," + poison + "]"))
+        #expect(await eventually { consumer.deliveries.values.map(\.count) == [1, 2, 3] })
+        #expect(try await eventually { try await pendingCount(admin, stream: "test:" + Sequenced.wireName) == 0 })
+        let letters = try await consumer.bridge.deadLetters(of: Sequenced.self)
+        #expect(letters.count == 1, "\(letters)")
+        #expect(letters.first?.eventJSON == poison)
+        #expect(letters.first?.error.contains("does not carry type \"com.example.other\"") == true)
+        await consumer.bridge.stop()
+    }
+
     @Test("an entry delivered more often than the maximum without an acknowledgement is dead-lettered undelivered")
     func crashLoopingEntry() async throws {
         let server = try RedisServer()
