@@ -77,7 +77,8 @@ struct PoisonMessageTests {
         ) { n, count in n == 7 && count < 3 }
         let admin = RedisClient(server.configuration)
         defer { admin.close() }
-        let retried = #"{"specversion":"1.0","id":"b7","source":"other","type":"\#(Sequenced.wireName)","data":{"n":7}}"#
+        let retried =
+            #"{"specversion":"1.0","id":"b7","source":"other","type":"\#(Sequenced.wireName)","data":{"n":7}}"#
         let poison = #"{"specversion":"1.0","id":"u1","source":"other","type":"com.example.other","data":{}}"#
         _ = try await admin.send("XADD", Self.stream, "*", "event", RedisArgument("[" + retried + "," + poison + "]"))
         #expect(await eventually { consumer.deliveries.values.map(\.count) == [1, 2, 3] })
