@@ -48,6 +48,8 @@ public final class RedisClient: Sendable {
     let queue = DispatchQueue(label: "EventsRedis.RedisClient")
     // Signalled by `close()` to cut short a wait between reconnect attempts.
     let sleeper = DispatchSemaphore(value: 0)
+    // Set when the configuration names a cluster: commands then go through it to the nodes.
+    let router: ClusterRouter?
 
     struct State: Sendable {
         /// Requests not yet taken by the worker, oldest first.
@@ -66,6 +68,7 @@ public final class RedisClient: Sendable {
         self.configuration = configuration
         self.state = LockedBox(State())
         self.worker = Worker()
+        self.router = configuration.cluster.map { ClusterRouter(configuration: configuration, cluster: $0) }
     }
 
     deinit {
@@ -89,7 +92,12 @@ public final class RedisClient: Sendable {
     public nonisolated(nonsending) func send(_ arguments: [RedisArgument], timeout: Duration? = nil)
         async throws(RedisError) -> RESPValue
     {
-        try await call([arguments], timeout: timeout, completion: RedisClientRequest.Completion.single)
+        if let router {
+            let reply = try await router.pipeline([arguments], timeout: timeout)[0]
+            if case .error(let message) = reply { throw .server(message) }
+            return reply
+        }
+        return try await call([arguments], timeout: timeout, completion: RedisClientRequest.Completion.single)
     }
 
     /// Sends one command, written as a list of arguments: `client.send("GET", "k")`.
@@ -108,6 +116,7 @@ public final class RedisClient: Sendable {
         -> [RESPValue]
     {
         guard !commands.isEmpty else { return [] }
+        if let router { return try await router.pipeline(commands, timeout: timeout) }
         return try await call(commands, timeout: timeout, completion: RedisClientRequest.Completion.pipeline)
     }
 
@@ -155,6 +164,7 @@ public final class RedisClient: Sendable {
             return state.pending
         }
         sleeper.signal()
+        router?.close()
         for request in abandoned { request.fail(.clientClosed) }
         // Release the idle connection's socket now rather than at deinit.
         queue.async { self.releaseConnection() }
