@@ -234,8 +234,15 @@ extension RedisBridge {
         ///
         /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
         /// every receiver would reject the bridge's events), ``publishBufferCapacity`` must be
-        /// at least 1, and ``maxReceivedDataDepth`` must be from 1 to 512.
+        /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, and ``redis`` must name a
+        /// single server or Sentinel, not a cluster (``RedisConfiguration/cluster``): the bridge's
+        /// streams read several keys in one command and its Pub/Sub is not sharded.
         public func validated() throws(RedisBridgeError) -> Configuration {
+            if redis.cluster != nil {
+                throw .invalidConfiguration(
+                    "redis.cluster is set; the bridge runs on a single server or behind Sentinel, "
+                        + "not on a Redis Cluster")
+            }
             if source.isEmpty {
                 throw .invalidConfiguration(
                     "source must not be empty: CloudEvents requires every event to name its source; "

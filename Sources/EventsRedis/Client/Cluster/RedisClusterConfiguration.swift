@@ -37,6 +37,10 @@
 ///   a cluster fails over by itself.
 /// - A command whose connection breaks after it was written is not sent again (see
 ///   ``RedisClient``): the caller decides.
+/// - Only ``RedisClient``'s `send` and `pipeline` follow the map. ``RedisSubscriber`` and
+///   ``RedisBridge`` need a single server or Sentinel: given a cluster configuration, the
+///   subscriber fails with ``RedisError/invalidConfiguration(_:)`` and the bridge's
+///   ``RedisBridge/Configuration/validated()`` with ``RedisBridgeError/invalidConfiguration(_:)``.
 public struct RedisClusterConfiguration: Sendable, Hashable {
     /// A node's address.
     public struct Address: Sendable, Hashable, CustomStringConvertible {
