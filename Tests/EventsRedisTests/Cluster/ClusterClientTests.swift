@@ -120,7 +120,9 @@ struct ClusterSlotTests {
     "Cluster client", .serialized, .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
 )
 struct ClusterClientTests {
-    @Test("the client computes the slot the server computes, and puts keys on every shard")
+    @Test(
+        "the client computes the slot the server computes, puts keys on every shard, and keeps keyless commands beside their neighbours"
+    )
     func keysOnEveryShard() async throws {
         let cluster = try RedisCluster(masters: 3)
         let keys = (0..<60).map { "key:\($0)" } + ["{tag}a", "{tag}b", "x{}y", "caf\u{E9}"]
@@ -134,6 +136,14 @@ struct ClusterClientTests {
         // One pipeline over every shard: replies come back in the order of the commands.
         let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })
         #expect(replies.map(\.string) == keys.map { $0 + "!" })
+        // A keyless command goes with the keyed one before it, else with the one after it.
+        for master in cluster.masters {
+            let key = try #require(keys.first { (try? cluster.owner(ofKey: $0)) === master })
+            let after = try await client.pipeline([["GET", RedisArgument(key)], ["INFO", "server"]])
+            #expect(after[1].string?.contains("tcp_port:\(master.port)\r\n") == true)
+            let before = try await client.pipeline([["INFO", "server"], ["GET", RedisArgument(key)]])
+            #expect(before[0].string?.contains("tcp_port:\(master.port)\r\n") == true)
+        }
         // A transaction goes whole to its slot's owner.
         let transaction = try await client.pipeline([
             ["MULTI"], ["INCR", "{tag}n"], ["INCR", "{tag}n"], ["EXEC"],
