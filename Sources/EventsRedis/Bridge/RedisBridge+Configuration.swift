@@ -234,14 +234,13 @@ extension RedisBridge {
         ///
         /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
         /// every receiver would reject the bridge's events), ``publishBufferCapacity`` must be
-        /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, and ``redis`` must name a
-        /// single server or Sentinel, not a cluster (``RedisConfiguration/cluster``): the bridge's
-        /// streams read several keys in one command and its Pub/Sub is not sharded.
+        /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, and on a cluster
+        /// (``RedisConfiguration/cluster``) ``replicatedPublishing`` must be `nil`: `WAIT` counts
+        /// the replicas of one node, and a batch of events spans several.
         public func validated() throws(RedisBridgeError) -> Configuration {
-            if redis.cluster != nil {
+            if redis.cluster != nil, replicatedPublishing != nil {
                 throw .invalidConfiguration(
-                    "redis.cluster is set; the bridge runs on a single server or behind Sentinel, "
-                        + "not on a Redis Cluster")
+                    "replicatedPublishing cannot be used on a Redis Cluster: WAIT counts one node's replicas")
             }
             if source.isEmpty {
                 throw .invalidConfiguration(

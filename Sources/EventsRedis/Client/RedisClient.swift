@@ -129,6 +129,7 @@ public final class RedisClient: Sendable {
         parsingLastReply parse: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Last
     ) async throws(RedisError) -> (replies: [RESPValue], last: Last) {
         precondition(!commands.isEmpty, "a pipeline needs a last command")
+        if let router { return try await router.pipeline(commands, timeout: timeout, parsingLastReply: parse) }
         let (replies, last) = try await call(commands, timeout: timeout) { continuation in
             RedisClientRequest.Completion.parsingLast(parse: parse, continuation)
         }
@@ -191,6 +192,7 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
     ) {
+        if let router, commands.count > 0 { return router.pipeline(commands, timeout: timeout, completion: completion) }
         enqueue(commands, timeout: timeout, completion: .callback(completion)) { completion(.success([])) }
     }
 
@@ -201,6 +203,9 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         verdicts completion: @escaping @Sendable (Result<[RESPVerdict], RedisError>) -> Void
     ) {
+        if let router, commands.count > 0 {
+            return router.pipeline(commands, timeout: timeout) { completion($0.map { $0.map(RESPVerdict.init) }) }
+        }
         enqueue(commands, timeout: timeout, completion: .verdicts(completion)) { completion(.success([])) }
     }
 

@@ -27,10 +27,4 @@ struct ClusterUnsupportedPathsTests {
         #expect(reason.contains("cluster"))
     }
 
-    @Test("a bridge configuration naming a cluster fails validation with the reason")
-    func bridgeRefusesCluster() {
-        #expect(throws: RedisBridgeError.self) {
-            try RedisBridge.Configuration(redis: configuration, source: "test").validated()
-        }
-    }
 }

@@ -31,7 +31,7 @@ final class ClusterRouter: Sendable {
     /// The client for one node, made on first use. Its connection attempts are not retried:
     /// a node that cannot be reached may have been replaced, so the router reads the map again
     /// before it tries anew.
-    private func client(for address: Address) throws(RedisError) -> RedisClient {
+    func client(for address: Address) throws(RedisError) -> RedisClient {
         try state.withLock { state throws(RedisError) in
             if state.isClosed { throw .clientClosed }
             if let client = state.clients[address] { return client }
@@ -49,13 +49,14 @@ final class ClusterRouter: Sendable {
 
     // MARK: The slot map
 
-    private func currentMap() async throws(RedisError) -> ClusterSlotMap {
+    func currentMap() async throws(RedisError) -> ClusterSlotMap {
         if let map = state.withLock({ $0.map }) { return map }
         return try await refreshMap()
     }
 
     /// Reads the map from the first node that gives one: the masters known now, then the seeds.
-    private func refreshMap() async throws(RedisError) -> ClusterSlotMap {
+    @discardableResult
+    func refreshMap() async throws(RedisError) -> ClusterSlotMap {
         var candidates = state.withLock { $0.map?.masters ?? [] }
         for seed in cluster.seeds where !candidates.contains(seed) { candidates.append(seed) }
         var reasons: [String] = []
