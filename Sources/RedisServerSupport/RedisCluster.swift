@@ -37,17 +37,18 @@ package final class RedisCluster {
     package var nodes: [RedisServer] { masters + replicas }
 
     /// Starts and assembles the cluster, and waits until every node reports `cluster_state:ok`
-    /// and agrees on who owns every slot.
-    package init(masters masterCount: Int = 3, replicasPerMaster: Int = 0, nodeTimeout: Duration = .milliseconds(500))
-        throws
-    {
+    /// and agrees on who owns every slot. `extraArguments` go to every node (later ones win).
+    package init(
+        masters masterCount: Int = 3, replicasPerMaster: Int = 0, nodeTimeout: Duration = .milliseconds(500),
+        extraArguments: [String] = []
+    ) throws {
         guard masterCount >= 1, replicasPerMaster >= 0 else {
             throw RedisServer.Failure(description: "a cluster needs at least one master")
         }
         self.nodeTimeout = nodeTimeout
         var started: [RedisServer] = []
         for _ in 0..<(masterCount * (1 + replicasPerMaster)) {
-            started.append(try Self.startNode(nodeTimeout: nodeTimeout))
+            started.append(try Self.startNode(nodeTimeout: nodeTimeout, extraArguments: extraArguments))
         }
         masters = Array(started.prefix(masterCount))
         replicas = Array(started.dropFirst(masterCount))
@@ -57,7 +58,7 @@ package final class RedisCluster {
     /// Starts one node with cluster mode on. Its cluster bus port is chosen here, below the
     /// ports ``RedisServer`` takes and below the kernel's ephemeral range, rather than left at
     /// the default port + 10000, which could fall inside that range.
-    private static func startNode(nodeTimeout: Duration) throws -> RedisServer {
+    private static func startNode(nodeTimeout: Duration, extraArguments: [String]) throws -> RedisServer {
         var lastError: any Error = RedisServer.Failure(description: "no attempt")
         for _ in 0..<5 {
             guard
@@ -65,17 +66,18 @@ package final class RedisCluster {
                     where: TestSocket.canListen)
             else { throw RedisServer.Failure(description: "no free port for a cluster bus") }
             do {
-                return try RedisServer(extraArguments: [
-                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", String(nodeTimeout.wholeMilliseconds),
-                    "--cluster-port", String(bus),
-                    // A replica may always take over, however long its link was down.
-                    "--cluster-replica-validity-factor", "0",
-                    "--repl-diskless-sync-delay", "0",
-                    // Let writes go to a shard whose master is down only after the failover,
-                    // not refuse the whole cluster while one range is uncovered.
-                    "--cluster-require-full-coverage", "no",
-                ])
+                return try RedisServer(
+                    extraArguments: [
+                        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", String(nodeTimeout.wholeMilliseconds),
+                        "--cluster-port", String(bus),
+                        // A replica may always take over, however long its link was down.
+                        "--cluster-replica-validity-factor", "0",
+                        "--repl-diskless-sync-delay", "0",
+                        // Let writes go to a shard whose master is down only after the failover,
+                        // not refuse the whole cluster while one range is uncovered.
+                        "--cluster-require-full-coverage", "no",
+                    ] + extraArguments)
             } catch {
                 lastError = error
             }

@@ -39,6 +39,7 @@ struct EventsBench {
         Scenario(id: "redis-stream-latency") { await redisLatencyScenario(mode: .stream, effort: $0) },
         Scenario(id: "redis-pubsub-throughput") { await redisThroughputScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-throughput") { await redisThroughputScenario(mode: .stream, effort: $0) },
+        Scenario(id: "redis-cluster-stream-throughput") { await redisClusterThroughputScenario(effort: $0) },
     ]
 
     static let usage = """
