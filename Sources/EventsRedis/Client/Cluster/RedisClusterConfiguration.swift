@@ -37,10 +37,15 @@
 ///   a cluster fails over by itself.
 /// - A command whose connection breaks after it was written is not sent again (see
 ///   ``RedisClient``): the caller decides.
-/// - Only ``RedisClient``'s `send` and `pipeline` follow the map. ``RedisSubscriber`` and
-///   ``RedisBridge`` need a single server or Sentinel: given a cluster configuration, the
-///   subscriber fails with ``RedisError/invalidConfiguration(_:)`` and the bridge's
-///   ``RedisBridge/Configuration/validated()`` with ``RedisBridgeError/invalidConfiguration(_:)``.
+/// - ``RedisClient``'s `send` and `pipeline` follow the map. ``RedisSubscriber`` needs a single
+///   server or Sentinel: given a cluster configuration it fails with
+///   ``RedisError/invalidConfiguration(_:)``.
+/// - ``RedisBridge`` carries streams on a cluster: each carried type's stream lives on the shard
+///   of its key and is read by a reader of its own. A dead letter is written before its entry
+///   is acknowledged (the two streams hash to different slots, so no transaction holds both):
+///   a crash between the two can leave a duplicate dead letter, never a lost one. Pub/Sub
+///   events and ``RedisBridge/Configuration/replicatedPublishing`` are refused on a cluster
+///   with ``RedisBridgeError/invalidConfiguration(_:)``.
 public struct RedisClusterConfiguration: Sendable, Hashable {
     /// A node's address.
     public struct Address: Sendable, Hashable, CustomStringConvertible {
