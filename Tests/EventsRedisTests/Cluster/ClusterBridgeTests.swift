@@ -33,78 +33,77 @@ extension RedisCluster {
     }
 }
 
-@Suite(
-    "Bridge on a cluster", .serialized,
-    .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
-)
-struct ClusterBridgeTests {
-    @Test("events of several types whose streams sit on different shards are delivered exactly once")
-    func streamsOnEveryShard() async throws {
-        let cluster = try RedisCluster(masters: 3)
-        let names = [Sequenced.wireName, ShipmentSent.wireName, ClusterTick.wireName]
-        let prefix = try cluster.prefixSpreading(names)
-        let errors = ErrorLog()
-        let consumerCenter = EventCenter()
-        let sequenced = Log<Int>()
-        let shipped = Log<String>()
-        let ticks = Log<Int>()
-        let listeners = [
-            consumerCenter.listen(to: Sequenced.self) { sequenced.append($0.n) },
-            consumerCenter.listen(to: ShipmentSent.self) { shipped.append($0.orderID) },
-            consumerCenter.listen(to: ClusterTick.self) { ticks.append($0.n) },
-        ]
-        let consumer = RedisBridge(
-            center: consumerCenter,
-            configuration: cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors))
-        try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
-        try consumer.carry(ShipmentSent.self, mode: .stream, direction: .incoming)
-        try consumer.carry(ClusterTick.self, mode: .stream, direction: .incoming)
-        try await consumer.start()
-        let center = EventCenter()
-        let publisher = RedisBridge(
-            center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
-        try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
-        try publisher.carry(ShipmentSent.self, mode: .stream, direction: .outgoing)
-        try publisher.carry(ClusterTick.self, mode: .stream, direction: .outgoing)
-        try await publisher.start()
+extension ClusterTopologyTests {
+    @Suite("Bridge on a cluster")
+    struct ClusterBridgeTests {
+        @Test("events of several types whose streams sit on different shards are delivered exactly once")
+        func streamsOnEveryShard() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let names = [Sequenced.wireName, ShipmentSent.wireName, ClusterTick.wireName]
+            let prefix = try cluster.prefixSpreading(names)
+            let errors = ErrorLog()
+            let consumerCenter = EventCenter()
+            let sequenced = Log<Int>()
+            let shipped = Log<String>()
+            let ticks = Log<Int>()
+            let listeners = [
+                consumerCenter.listen(to: Sequenced.self) { sequenced.append($0.n) },
+                consumerCenter.listen(to: ShipmentSent.self) { shipped.append($0.orderID) },
+                consumerCenter.listen(to: ClusterTick.self) { ticks.append($0.n) },
+            ]
+            let consumer = RedisBridge(
+                center: consumerCenter,
+                configuration: cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors))
+            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
+            try consumer.carry(ShipmentSent.self, mode: .stream, direction: .incoming)
+            try consumer.carry(ClusterTick.self, mode: .stream, direction: .incoming)
+            try await consumer.start()
+            let center = EventCenter()
+            let publisher = RedisBridge(
+                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
+            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+            try publisher.carry(ShipmentSent.self, mode: .stream, direction: .outgoing)
+            try publisher.carry(ClusterTick.self, mode: .stream, direction: .outgoing)
+            try await publisher.start()
 
-        let total = 200
-        for n in 1...total {
-            // Interleaved, so that every publish batch spans the three shards.
-            center.dispatch(Sequenced(n: n))
-            center.dispatch(ShipmentSent(orderID: "o\(n)"))
-            center.dispatch(ClusterTick(n: n))
+            let total = 200
+            for n in 1...total {
+                // Interleaved, so that every publish batch spans the three shards.
+                center.dispatch(Sequenced(n: n))
+                center.dispatch(ShipmentSent(orderID: "o\(n)"))
+                center.dispatch(ClusterTick(n: n))
+            }
+            #expect(await publisher.flush(timeout: .seconds(20)))
+            #expect(
+                await eventually {
+                    sequenced.count >= total && shipped.count >= total && ticks.count >= total
+                })
+            await waitToShowNothingArrives()
+            // Exactly once, and in order per stream: one consumer reads each stream.
+            #expect(sequenced.values == Array(1...total))
+            #expect(shipped.values == (1...total).map { "o\($0)" })
+            #expect(ticks.values == Array(1...total))
+            for name in names {
+                let length = try cluster.command(
+                    on: cluster.owner(ofSlot: ClusterSlot.of(prefix + name)), ["XLEN", RedisArgument(prefix + name)])
+                #expect(length.int == total)
+            }
+            #expect(errors.all.isEmpty, "\(errors.all)")
+            await publisher.stop()
+            await consumer.stop()
+            _ = listeners
         }
-        #expect(await publisher.flush(timeout: .seconds(20)))
-        #expect(
-            await eventually {
-                sequenced.count >= total && shipped.count >= total && ticks.count >= total
-            })
-        await waitToShowNothingArrives()
-        // Exactly once, and in order per stream: one consumer reads each stream.
-        #expect(sequenced.values == Array(1...total))
-        #expect(shipped.values == (1...total).map { "o\($0)" })
-        #expect(ticks.values == Array(1...total))
-        for name in names {
-            let length = try cluster.command(
-                on: cluster.owner(ofSlot: ClusterSlot.of(prefix + name)), ["XLEN", RedisArgument(prefix + name)])
-            #expect(length.int == total)
-        }
-        #expect(errors.all.isEmpty, "\(errors.all)")
-        await publisher.stop()
-        await consumer.stop()
-        _ = listeners
-    }
 
-    @Test("Pub/Sub events and replicated publishing are refused on a cluster with the reason")
-    func refusedOnCluster() async throws {
-        var redis = RedisConfiguration()
-        redis.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: 1)])
-        var configuration = RedisBridge.Configuration(redis: redis, source: "x")
-        let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
-        try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
-        await #expect(throws: RedisBridgeError.self) { try await bridge.start() }
-        configuration.replicatedPublishing = .init(replicas: 1, timeout: .milliseconds(100))
-        #expect(throws: RedisBridgeError.self) { try configuration.validated() }
+        @Test("Pub/Sub events and replicated publishing are refused on a cluster with the reason")
+        func refusedOnCluster() async throws {
+            var redis = RedisConfiguration()
+            redis.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: 1)])
+            var configuration = RedisBridge.Configuration(redis: redis, source: "x")
+            let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
+            try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
+            await #expect(throws: RedisBridgeError.self) { try await bridge.start() }
+            configuration.replicatedPublishing = .init(replicas: 1, timeout: .milliseconds(100))
+            #expect(throws: RedisBridgeError.self) { try configuration.validated() }
+        }
     }
 }

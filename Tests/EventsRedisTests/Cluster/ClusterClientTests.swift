@@ -116,91 +116,92 @@ struct ClusterSlotTests {
     }
 }
 
-@Suite(
-    "Cluster client", .serialized, .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
-)
-struct ClusterClientTests {
-    @Test(
-        "the client computes the slot the server computes, puts keys on every shard, and keeps keyless commands beside their neighbours"
-    )
-    func keysOnEveryShard() async throws {
-        let cluster = try RedisCluster(masters: 3)
-        let keys = (0..<60).map { "key:\($0)" } + ["{tag}a", "{tag}b", "x{}y", "caf\u{E9}"]
-        for key in keys { #expect(ClusterSlot.of(key) == (try cluster.slot(ofKey: key))) }
-        let client = RedisClient(cluster.clientConfiguration)
-        defer { client.close() }
-        for key in keys {
-            #expect(try await client.send(["SET", RedisArgument(key), RedisArgument(key + "!")]).string == "OK")
-        }
-        for master in cluster.masters { #expect((try cluster.command(on: master, ["DBSIZE"]).int ?? 0) > 0) }
-        // One pipeline over every shard: replies come back in the order of the commands.
-        let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })
-        #expect(replies.map(\.string) == keys.map { $0 + "!" })
-        // A keyless command goes with the keyed one before it, else with the one after it.
-        for master in cluster.masters {
-            let key = try #require(keys.first { (try? cluster.owner(ofKey: $0)) === master })
-            let after = try await client.pipeline([["GET", RedisArgument(key)], ["INFO", "server"]])
-            #expect(after[1].string?.contains("tcp_port:\(master.port)\r\n") == true)
-            let before = try await client.pipeline([["INFO", "server"], ["GET", RedisArgument(key)]])
-            #expect(before[0].string?.contains("tcp_port:\(master.port)\r\n") == true)
-        }
-        // A transaction goes whole to its slot's owner.
-        let transaction = try await client.pipeline([
-            ["MULTI"], ["INCR", "{tag}n"], ["INCR", "{tag}n"], ["EXEC"],
-        ])
-        #expect(transaction.last?.array?.map(\.int) == [1, 2])
-    }
-
-    @Test("after a slot moves, the client follows MOVED to the new owner")
-    func followsMoved() async throws {
-        let cluster = try RedisCluster(masters: 3)
-        let client = RedisClient(cluster.clientConfiguration)
-        defer { client.close() }
-        try await client.send("SET", "moving", "1")
-        let owner = try cluster.owner(ofKey: "moving")
-        let target = try #require(cluster.masters.first { $0 !== owner })
-        try cluster.migrate(slot: try cluster.slot(ofKey: "moving"), to: target)
-        #expect(errorCode { try cluster.command(on: owner, ["GET", "moving"]) } == "MOVED")
-        #expect(try await client.send("GET", "moving").string == "1")
-        #expect(try await client.send("INCR", "moving").int == 2)
-        #expect(try cluster.command(on: target, ["GET", "moving"]).string == "2")
-    }
-
-    @Test("while a slot migrates, the client follows ASK for keys already moved and for new keys")
-    func followsAsk() async throws {
-        let cluster = try RedisCluster(masters: 3)
-        let client = RedisClient(cluster.clientConfiguration)
-        defer { client.close() }
-        // Two keys of one slot: one is moved first, the other stays on the source for a while.
-        try await client.send("SET", "{m}moved", "a")
-        try await client.send("SET", "{m}stays", "b")
-        let owner = try cluster.owner(ofKey: "{m}moved")
-        let target = try #require(cluster.masters.first { $0 !== owner })
-        let migration = try cluster.beginMigration(slot: try cluster.slot(ofKey: "{m}"), to: target)
-        try cluster.command(on: owner, ["MIGRATE", "127.0.0.1", RedisArgument(target.port), "{m}moved", 0, 5000])
-        #expect(errorCode { try cluster.command(on: owner, ["GET", "{m}moved"]) } == "ASK")
-        #expect(try await client.send("GET", "{m}moved").string == "a")
-        #expect(try await client.send("GET", "{m}stays").string == "b")
-        // A key that exists nowhere yet is created on the target, where the slot is going.
-        #expect(try await client.send("SET", "{m}new", "c").string == "OK")
-        try cluster.finish(migration)
-        #expect(
-            try await client.pipeline([["GET", "{m}moved"], ["GET", "{m}stays"], ["GET", "{m}new"]]).map(\.string) == [
-                "a", "b", "c",
+extension ClusterTopologyTests {
+    @Suite("Cluster client")
+    struct ClusterClientTests {
+        @Test(
+            "the client computes the slot the server computes, puts keys on every shard, and keeps keyless commands beside their neighbours"
+        )
+        func keysOnEveryShard() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let keys = (0..<60).map { "key:\($0)" } + ["{tag}a", "{tag}b", "x{}y", "caf\u{E9}"]
+            for key in keys { #expect(ClusterSlot.of(key) == (try cluster.slot(ofKey: key))) }
+            let client = RedisClient(cluster.clientConfiguration)
+            defer { client.close() }
+            for key in keys {
+                #expect(try await client.send(["SET", RedisArgument(key), RedisArgument(key + "!")]).string == "OK")
+            }
+            for master in cluster.masters { #expect((try cluster.command(on: master, ["DBSIZE"]).int ?? 0) > 0) }
+            // One pipeline over every shard: replies come back in the order of the commands.
+            let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })
+            #expect(replies.map(\.string) == keys.map { $0 + "!" })
+            // A keyless command goes with the keyed one before it, else with the one after it.
+            for master in cluster.masters {
+                let key = try #require(keys.first { (try? cluster.owner(ofKey: $0)) === master })
+                let after = try await client.pipeline([["GET", RedisArgument(key)], ["INFO", "server"]])
+                #expect(after[1].string?.contains("tcp_port:\(master.port)\r\n") == true)
+                let before = try await client.pipeline([["INFO", "server"], ["GET", RedisArgument(key)]])
+                #expect(before[0].string?.contains("tcp_port:\(master.port)\r\n") == true)
+            }
+            // A transaction goes whole to its slot's owner.
+            let transaction = try await client.pipeline([
+                ["MULTI"], ["INCR", "{tag}n"], ["INCR", "{tag}n"], ["EXEC"],
             ])
-    }
+            #expect(transaction.last?.array?.map(\.int) == [1, 2])
+        }
 
-    @Test("when a master dies, the client follows the cluster to the replica promoted in its place")
-    func followsFailover() async throws {
-        let cluster = try RedisCluster(masters: 3, replicasPerMaster: 1)
-        let client = RedisClient(cluster.clientConfiguration)
-        defer { client.close() }
-        try await client.send("SET", "durable", "1")
-        let owner = try cluster.owner(ofKey: "durable")
-        try cluster.command(on: owner, ["WAIT", 1, 2000])
-        let promoted = try cluster.killAndFailOver(owner)
-        #expect(try await client.send("GET", "durable").string == "1")
-        #expect(try await client.send("INCR", "durable").int == 2)
-        #expect(try cluster.command(on: promoted, ["GET", "durable"]).string == "2")
+        @Test("after a slot moves, the client follows MOVED to the new owner")
+        func followsMoved() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let client = RedisClient(cluster.clientConfiguration)
+            defer { client.close() }
+            try await client.send("SET", "moving", "1")
+            let owner = try cluster.owner(ofKey: "moving")
+            let target = try #require(cluster.masters.first { $0 !== owner })
+            try cluster.migrate(slot: try cluster.slot(ofKey: "moving"), to: target)
+            #expect(errorCode { try cluster.command(on: owner, ["GET", "moving"]) } == "MOVED")
+            #expect(try await client.send("GET", "moving").string == "1")
+            #expect(try await client.send("INCR", "moving").int == 2)
+            #expect(try cluster.command(on: target, ["GET", "moving"]).string == "2")
+        }
+
+        @Test("while a slot migrates, the client follows ASK for keys already moved and for new keys")
+        func followsAsk() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let client = RedisClient(cluster.clientConfiguration)
+            defer { client.close() }
+            // Two keys of one slot: one is moved first, the other stays on the source for a while.
+            try await client.send("SET", "{m}moved", "a")
+            try await client.send("SET", "{m}stays", "b")
+            let owner = try cluster.owner(ofKey: "{m}moved")
+            let target = try #require(cluster.masters.first { $0 !== owner })
+            let migration = try cluster.beginMigration(slot: try cluster.slot(ofKey: "{m}"), to: target)
+            try cluster.command(on: owner, ["MIGRATE", "127.0.0.1", RedisArgument(target.port), "{m}moved", 0, 5000])
+            #expect(errorCode { try cluster.command(on: owner, ["GET", "{m}moved"]) } == "ASK")
+            #expect(try await client.send("GET", "{m}moved").string == "a")
+            #expect(try await client.send("GET", "{m}stays").string == "b")
+            // A key that exists nowhere yet is created on the target, where the slot is going.
+            #expect(try await client.send("SET", "{m}new", "c").string == "OK")
+            try cluster.finish(migration)
+            #expect(
+                try await client.pipeline([["GET", "{m}moved"], ["GET", "{m}stays"], ["GET", "{m}new"]]).map(\.string)
+                    == [
+                        "a", "b", "c",
+                    ])
+        }
+
+        @Test("when a master dies, the client follows the cluster to the replica promoted in its place")
+        func followsFailover() async throws {
+            let cluster = try RedisCluster(masters: 3, replicasPerMaster: 1)
+            let client = RedisClient(cluster.clientConfiguration)
+            defer { client.close() }
+            try await client.send("SET", "durable", "1")
+            let owner = try cluster.owner(ofKey: "durable")
+            try cluster.command(on: owner, ["WAIT", 1, 2000])
+            let promoted = try cluster.killAndFailOver(owner)
+            #expect(try await client.send("GET", "durable").string == "1")
+            #expect(try await client.send("INCR", "durable").int == 2)
+            #expect(try cluster.command(on: promoted, ["GET", "durable"]).string == "2")
+        }
     }
 }

@@ -68,56 +68,55 @@ private struct BusyStream {
     }
 }
 
-@Suite(
-    "Bridge through resharding and failover", .serialized,
-    .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
-)
-struct ClusterReshardingTests {
-    @Test("a busy stream's slot migrates mid-stream: nothing lost, nothing delivered twice")
-    func streamThroughMigration() async throws {
-        let cluster = try RedisCluster(masters: 3)
-        let stream = try await BusyStream(cluster: cluster)
-        // 1...200 before the disruption, 201...400 during it, 401...450 after it.
-        let total = 450
-        stream.dispatch(1...200)
-        #expect(await eventually { stream.received.count >= 25 })
-        let slot = ClusterSlot.of(stream.key)
-        let owner = try cluster.owner(ofSlot: slot)
-        let target = try #require(cluster.masters.first { $0 !== owner })
-        // The second half is dispatched while the slot moves.
-        let dispatching = stream.dispatchMeanwhile(201...400)
-        try cluster.migrate(slot: slot, to: target)
-        await dispatching.value
-        #expect(try cluster.owner(ofSlot: slot) === target)
-        stream.dispatch(401...total)
-        let (lost, duplicated) = await stream.settle(
-            total: total, mustArrive: Set(1...total), label: "Cluster slot migration")
-        #expect(duplicated == 0, "no event delivered twice")
-        // MIGRATE moves the stream whole, with its group and pending entries.
-        #expect(lost.isEmpty, "nothing lost: \(lost.sorted())")
-        #expect(try cluster.command(on: target, ["XLEN", RedisArgument(stream.key)]).int == total)
-    }
+extension ClusterTopologyTests {
+    @Suite("Bridge through resharding and failover")
+    struct ClusterReshardingTests {
+        @Test("a busy stream's slot migrates mid-stream: nothing lost, nothing delivered twice")
+        func streamThroughMigration() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let stream = try await BusyStream(cluster: cluster)
+            // 1...200 before the disruption, 201...400 during it, 401...450 after it.
+            let total = 450
+            stream.dispatch(1...200)
+            #expect(await eventually { stream.received.count >= 25 })
+            let slot = ClusterSlot.of(stream.key)
+            let owner = try cluster.owner(ofSlot: slot)
+            let target = try #require(cluster.masters.first { $0 !== owner })
+            // The second half is dispatched while the slot moves.
+            let dispatching = stream.dispatchMeanwhile(201...400)
+            try cluster.migrate(slot: slot, to: target)
+            await dispatching.value
+            #expect(try cluster.owner(ofSlot: slot) === target)
+            stream.dispatch(401...total)
+            let (lost, duplicated) = await stream.settle(
+                total: total, mustArrive: Set(1...total), label: "Cluster slot migration")
+            #expect(duplicated == 0, "no event delivered twice")
+            // MIGRATE moves the stream whole, with its group and pending entries.
+            #expect(lost.isEmpty, "nothing lost: \(lost.sorted())")
+            #expect(try cluster.command(on: target, ["XLEN", RedisArgument(stream.key)]).int == total)
+        }
 
-    @Test(
-        "a busy stream's master is killed mid-stream: its replica takes over, losses are counted, nothing delivered twice"
-    )
-    func streamThroughFailover() async throws {
-        let cluster = try RedisCluster(masters: 3, replicasPerMaster: 1)
-        let stream = try await BusyStream(cluster: cluster)
-        // 1...200 before the disruption, 201...400 during it, 401...450 after it.
-        let total = 450
-        stream.dispatch(1...200)
-        #expect(await eventually { stream.received.count >= 25 })
-        let owner = try cluster.owner(ofSlot: ClusterSlot.of(stream.key))
-        let dispatching = stream.dispatchMeanwhile(201...400)
-        let promoted = try cluster.killAndFailOver(owner)
-        await dispatching.value
-        #expect(try cluster.owner(ofSlot: ClusterSlot.of(stream.key)) === promoted)
-        stream.dispatch(401...total)
-        let (lost, duplicated) = await stream.settle(
-            total: total, mustArrive: Set(401...total), label: "Cluster master failover")
-        #expect(duplicated == 0, "no event delivered twice")
-        // Replication is asynchronous: only what reached the old master before it died may be lost.
-        #expect(lost.allSatisfy { $0 <= 400 }, "lost only what the old master held: \(lost.sorted())")
+        @Test(
+            "a busy stream's master is killed mid-stream: its replica takes over, losses are counted, nothing delivered twice"
+        )
+        func streamThroughFailover() async throws {
+            let cluster = try RedisCluster(masters: 3, replicasPerMaster: 1)
+            let stream = try await BusyStream(cluster: cluster)
+            // 1...200 before the disruption, 201...400 during it, 401...450 after it.
+            let total = 450
+            stream.dispatch(1...200)
+            #expect(await eventually { stream.received.count >= 25 })
+            let owner = try cluster.owner(ofSlot: ClusterSlot.of(stream.key))
+            let dispatching = stream.dispatchMeanwhile(201...400)
+            let promoted = try cluster.killAndFailOver(owner)
+            await dispatching.value
+            #expect(try cluster.owner(ofSlot: ClusterSlot.of(stream.key)) === promoted)
+            stream.dispatch(401...total)
+            let (lost, duplicated) = await stream.settle(
+                total: total, mustArrive: Set(401...total), label: "Cluster master failover")
+            #expect(duplicated == 0, "no event delivered twice")
+            // Replication is asynchronous: only what reached the old master before it died may be lost.
+            #expect(lost.allSatisfy { $0 <= 400 }, "lost only what the old master held: \(lost.sorted())")
+        }
     }
 }
