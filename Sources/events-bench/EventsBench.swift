@@ -42,6 +42,7 @@ struct EventsBench {
         Scenario(id: "redis-stream-replication") { await redisReplicationScenario(effort: $0) },
         Scenario(id: "redis-pubsub-tls") { await redisTLSScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-tls") { await redisTLSScenario(mode: .stream, effort: $0) },
+        Scenario(id: "redis-cluster-stream-throughput") { await redisClusterThroughputScenario(effort: $0) },
     ]
 
     static let usage = """

@@ -79,13 +79,17 @@ extension RedisBridge {
     /// Returns the new entry's id.
     @discardableResult
     public func replay(_ letter: DeadLetter) async throws(RedisBridgeError) -> String {
+        let add: [RedisArgument] = ["XADD", RedisArgument(letter.stream), "*", "event", RedisArgument(letter.event)]
+        let remove: [RedisArgument] = ["XDEL", RedisArgument(letter.deadLetterStream), RedisArgument(letter.id)]
         let replies = try await withConnection { client throws(RedisError) in
-            try await client.pipeline([
-                ["MULTI"],
-                ["XADD", RedisArgument(letter.stream), "*", "event", RedisArgument(letter.event)],
-                ["XDEL", RedisArgument(letter.deadLetterStream), RedisArgument(letter.id)],
-                ["EXEC"],
-            ])
+            guard client.configuration.cluster != nil else {
+                return try await client.pipeline([["MULTI"], add, remove, ["EXEC"]])
+            }
+            // On a cluster the two streams hash to different slots: added first, removed after,
+            // so that a failure between the two leaves the letter to replay again, never lost.
+            let added = try await client.send(add)
+            try await client.send(remove)
+            return [.array([added, .integer(1)])]
         }
         guard let results = replies.last?.array, results.count == 2, let id = results[0].string else {
             throw .redis(.unexpectedReply(expected: "the replayed entry's id", got: "\(replies.last ?? .null)"))

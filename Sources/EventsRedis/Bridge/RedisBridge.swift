@@ -291,24 +291,33 @@ public final class RedisBridge: Sendable {
             .debug, "Redis bridge starting",
             metadata: startMetadata(streams: streamKeys, channels: channels, publishing: publishedKeys))
         var clients: [RedisClient] = []
-        var consumer: StreamConsumer?
+        var consumers: [StreamConsumer] = []
         var receiver: PubSubReceiver?
+        if configuration.redis.cluster != nil, !channels.isEmpty || published.contains(where: { $0.mode == .pubSub }) {
+            lock.withLock { state.phase = .idle }
+            throw .invalidConfiguration("Pub/Sub events cannot be carried on a Redis Cluster; carry them as streams")
+        }
 
         // Everything that can fail comes first, and nothing is delivered until it is done: a
         // start that fails has delivered nothing it would deliver again.
         do throws(RedisError) {
-            if !streamKeys.isEmpty {
+            // On a cluster, streams in different slots cannot be read by one XREADGROUP: each
+            // is read by a consumer of its own, over its own connections, so that one stream's
+            // blocking read never holds up another's.
+            let readers =
+                configuration.redis.cluster == nil || streamKeys.isEmpty ? [streamKeys] : streamKeys.map { [$0] }
+            for keys in readers where !keys.isEmpty {
                 let readClient = RedisClient(configuration.redis)
                 clients.append(readClient)
                 let reader = StreamConsumer(
-                    client: readClient, keys: streamKeys, group: configuration.consumerGroup,
+                    client: readClient, keys: keys, group: configuration.consumerGroup,
                     consumer: configuration.consumerName, inbound: inbound, configuration: configuration,
                     counters: counters, report: report, failurePolicies: failurePolicies.withLock { $0 })
                 try await reader.createGroups()
-                consumer = reader
+                consumers.append(reader)
             }
             if !channels.isEmpty {
-                if consumer == nil {
+                if consumers.isEmpty {
                     // Subscribing retries for as long as Redis is away; a command fails with
                     // the reason once its time is up.
                     let probe = RedisClient(configuration.redis)
@@ -344,7 +353,14 @@ public final class RedisBridge: Sendable {
             publishers.append(publisher)
         }
         // Last, the stream reader: a restarted consumer delivers its pending entries first.
-        let consumerTask = consumer.map { consumer in Task.detached { await consumer.run() } }
+        let consumerTask: Task<Void, Never>? =
+            consumers.isEmpty
+            ? nil
+            : Task.detached {
+                await withTaskGroup(of: Void.self) { readers in
+                    for consumer in consumers { readers.addTask { await consumer.run() } }
+                }
+            }
         let hook: (@Sendable () async -> Void)? = lock.withLock {
             state.consumerTask = consumerTask
             state.publishers = publishers

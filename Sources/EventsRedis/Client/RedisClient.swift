@@ -48,6 +48,8 @@ public final class RedisClient: Sendable {
     let queue = DispatchQueue(label: "EventsRedis.RedisClient")
     // Signalled by `close()` to cut short a wait between reconnect attempts.
     let sleeper = DispatchSemaphore(value: 0)
+    // Set when the configuration names a cluster: commands then go through it to the nodes.
+    let router: ClusterRouter?
 
     struct State: Sendable {
         /// Requests not yet taken by the worker, oldest first.
@@ -69,6 +71,7 @@ public final class RedisClient: Sendable {
         self.configuration = configuration
         self.state = LockedBox(State())
         self.worker = Worker()
+        self.router = configuration.cluster.map { ClusterRouter(configuration: configuration, cluster: $0) }
     }
 
     deinit {
@@ -93,7 +96,12 @@ public final class RedisClient: Sendable {
     public nonisolated(nonsending) func send(_ arguments: [RedisArgument], timeout: Duration? = nil)
         async throws(RedisError) -> RESPValue
     {
-        try await call([arguments], timeout: timeout, completion: RedisClientRequest.Completion.single)
+        if let router {
+            let reply = try await router.pipeline([arguments], timeout: timeout)[0]
+            if case .error(let message) = reply { throw .server(message) }
+            return reply
+        }
+        return try await call([arguments], timeout: timeout, completion: RedisClientRequest.Completion.single)
     }
 
     /// Sends one command, written as a list of arguments: `client.send("GET", "k")`.
@@ -112,6 +120,7 @@ public final class RedisClient: Sendable {
         -> [RESPValue]
     {
         guard !commands.isEmpty else { return [] }
+        if let router { return try await router.pipeline(commands, timeout: timeout) }
         return try await call(commands, timeout: timeout, completion: RedisClientRequest.Completion.pipeline)
     }
 
@@ -124,6 +133,7 @@ public final class RedisClient: Sendable {
         parsingLastReply parse: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Last
     ) async throws(RedisError) -> (replies: [RESPValue], last: Last) {
         precondition(!commands.isEmpty, "a pipeline needs a last command")
+        if let router { return try await router.pipeline(commands, timeout: timeout, parsingLastReply: parse) }
         let (replies, last) = try await call(commands, timeout: timeout) { continuation in
             RedisClientRequest.Completion.parsingLast(parse: parse, continuation)
         }
@@ -160,6 +170,7 @@ public final class RedisClient: Sendable {
         }
         sleeper.signal()
         SentinelWatch.unregister(ObjectIdentifier(self), configuration)
+        router?.close()
         for request in abandoned { request.fail(.clientClosed) }
         // Release the idle connection's socket now rather than at deinit.
         queue.async { self.releaseConnection() }
@@ -186,6 +197,7 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
     ) {
+        if let router, commands.count > 0 { return router.pipeline(commands, timeout: timeout, completion: completion) }
         enqueue(commands, timeout: timeout, completion: .callback(completion)) { completion(.success([])) }
     }
 
@@ -196,6 +208,9 @@ public final class RedisClient: Sendable {
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         verdicts completion: @escaping @Sendable (Result<[RESPVerdict], RedisError>) -> Void
     ) {
+        if let router, commands.count > 0 {
+            return router.pipeline(commands, timeout: timeout) { completion($0.map { $0.map(RESPVerdict.init) }) }
+        }
         enqueue(commands, timeout: timeout, completion: .verdicts(completion)) { completion(.success([])) }
     }
 

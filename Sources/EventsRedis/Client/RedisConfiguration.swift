@@ -40,6 +40,10 @@ public struct RedisConfiguration: Sendable {
     /// The sentinels to ask for the current master, in place of ``host`` and ``port``; `nil`
     /// (the default) connects to ``host`` and ``port``. See ``RedisSentinelConfiguration``.
     public var sentinel: RedisSentinelConfiguration? = nil
+    /// The nodes of a Redis Cluster to learn the slot map from, in place of ``host`` and
+    /// ``port``: each command then goes to the master that owns its key; `nil` (the default)
+    /// connects to ``host`` and ``port``. Excludes ``sentinel``. See ``RedisClusterConfiguration``.
+    public var cluster: RedisClusterConfiguration? = nil
     /// TLS settings; `nil` connects in plaintext. A `rediss://` URL sets the defaults (the
     /// system's trusted certificates, the host's name). A transport that provides TLS must be
     /// chosen too (``transport``); the plain default refuses a configuration with TLS set.

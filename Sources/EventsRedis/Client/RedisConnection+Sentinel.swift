@@ -2,6 +2,13 @@ extension RedisConnection {
     /// Opens a connection to the configured server: the fixed host, or the master the sentinels
     /// name now (see ``RedisSentinelConfiguration``).
     static func openResolved(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+        // A cluster is reached through the client's router, which opens its nodes' connections
+        // with `cluster` cleared; a connection of its own would go to `host`, the wrong server.
+        if configuration.cluster != nil {
+            throw .invalidConfiguration(
+                "this connection cannot follow a Redis Cluster's slot map; on a cluster use "
+                    + "RedisClient's send and pipeline (Pub/Sub needs a single server or Sentinel)")
+        }
         guard let sentinel = configuration.sentinel else { return try open(configuration) }
         let master = try askSentinels(sentinel, configuration)
         var target = configuration

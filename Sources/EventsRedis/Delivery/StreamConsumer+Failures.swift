@@ -117,7 +117,9 @@ extension StreamConsumer {
     private func settle(_ settlements: [Settlement]) async -> [String: [String]] {
         var acknowledgements: [String: [String]] = [:]
         // Each with the entry it acknowledges, if it does.
-        var writes: [(commands: [[RedisArgument]], letters: Int, acknowledges: Bool)] = []
+        // `then` is sent once `commands` all succeeded, on a cluster, where no transaction spans
+        // the two streams.
+        var writes: [(commands: [[RedisArgument]], letters: Int, acknowledges: Bool, then: [RedisArgument]?)] = []
         for settlement in settlements {
             let entry = settlement.entry
             if settlement.retry {
@@ -136,10 +138,17 @@ extension StreamConsumer {
             let acknowledgement: [RedisArgument] = [
                 "XACK", RedisArgument(entry.key), RedisArgument(group), RedisArgument(entry.id),
             ]
+            if client.configuration.cluster != nil {
+                // The dead letters' stream hashes to another slot, so no transaction can hold
+                // both: the letters are written first and the entry acknowledged after, so that
+                // a crash between the two leaves a duplicate dead letter, never a lost one.
+                writes.append((settlement.deadLetters, settlement.deadLetters.count, true, acknowledgement))
+                continue
+            }
             writes.append(
                 (
                     [["MULTI"]] + settlement.deadLetters + [acknowledgement, ["EXEC"]], settlement.deadLetters.count,
-                    true
+                    true, nil
                 ))
         }
         for write in writes {
@@ -152,6 +161,7 @@ extension StreamConsumer {
                 for reply in replies.last?.array ?? [] {
                     if case .error(let text) = reply { throw RedisError.server(text) }
                 }
+                if let then = write.then { try await client.send(then) }
                 counters.deadLettered.increment(by: write.letters)
                 if write.acknowledges { counters.pendingEntries.add(-1, ordering: .relaxed) }
             } catch {

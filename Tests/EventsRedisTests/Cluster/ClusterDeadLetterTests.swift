@@ -1,0 +1,55 @@
+import Events
+import Foundation
+import RedisServerSupport
+import Testing
+
+@testable import EventsRedis
+
+extension ClusterTopologyTests {
+    @Suite("Dead letters on a cluster")
+    struct ClusterDeadLetterTests {
+        @Test("a failed event is dead-lettered on another shard and acknowledged; a replay delivers it again")
+        func deadLetterAcrossShards() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            // The stream and its dead letters on two different masters.
+            let prefix = try cluster.prefixSpreading([Sequenced.wireName, Sequenced.wireName + ":dead"])
+            let stream = prefix + Sequenced.wireName
+            let errors = ErrorLog()
+            let broken = Log<Bool>()
+            broken.append(true)
+            let consumerCenter = EventCenter()
+            consumerCenter.errorHandler = { _ in }
+            let deliveries = Log<Int>()
+            let listener = consumerCenter.listen(to: Sequenced.self) { event in
+                deliveries.append(event.n)
+                if broken.values.last == true { throw ListenerBroke(attempt: deliveries.count) }
+            }
+            var configuration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
+            configuration.failurePolicy = .retry(maxDeliveries: 2, backoff: .constant(.milliseconds(20)))
+            let consumer = RedisBridge(center: consumerCenter, configuration: configuration)
+            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
+            try await consumer.start()
+            let center = EventCenter()
+            let publisher = RedisBridge(
+                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
+            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+            try await publisher.start()
+
+            center.dispatch(Sequenced(n: 7))
+            #expect(try await eventually { try await consumer.deadLetters(of: Sequenced.self).count == 1 })
+            let admin = RedisClient(cluster.clientConfiguration)
+            defer { admin.close() }
+            #expect(try await eventually { try await pendingCount(admin, stream: stream) == 0 })
+            let letter = try #require(try await consumer.deadLetters(of: Sequenced.self).first)
+
+            broken.append(false)
+            _ = try await consumer.replay(letter)
+            #expect(await eventually { deliveries.values == [7, 7, 7] })
+            #expect(try await consumer.deadLetters(of: Sequenced.self).isEmpty)
+            #expect(errors.all.allSatisfy { if case .redis = $0 { false } else { true } }, "\(errors.all)")
+            _ = listener
+            await publisher.stop()
+            await consumer.stop()
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import EventsRedis
+
+@Suite("Cluster configuration on paths of their own")
+struct ClusterUnsupportedPathsTests {
+    private var configuration: RedisConfiguration {
+        var configuration = RedisConfiguration(host: "unused.invalid", port: 1)
+        configuration.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: 1)])
+        configuration.connectTimeout = .milliseconds(200)
+        configuration.reconnect = RedisReconnectPolicy(maxAttempts: 1)
+        return configuration
+    }
+
+    @Test(
+        "a connection of its own (a subscriber's, withConnection) refuses a cluster configuration rather than use host")
+    func directConnectionRefusesCluster() async {
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        let result = Result { () throws(RedisError) in try client.withConnection { _ throws(RedisError) in () } }
+        guard case .failure(.invalidConfiguration(let reason)) = result else {
+            Issue.record("expected invalidConfiguration, got \(result)")
+            return
+        }
+        #expect(reason.contains("cluster"))
+    }
+
+    @Test("the callback pipeline on a cluster goes through the slot map")
+    func callbackPipelineIsRouted() async {
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        let result = await withCheckedContinuation { continuation in
+            client.pipeline([["PING"]]) { continuation.resume(returning: $0) }
+        }
+        // The only seed is closed: the map cannot be read, and the error names the seed.
+        guard case .failure(.connectFailed(let host, let port, _)) = result else {
+            Issue.record("expected connectFailed, got \(result)")
+            return
+        }
+        #expect(host == "127.0.0.1" && port == 1)
+    }
+}
