@@ -12,6 +12,36 @@ private struct Echo: RemoteEvent {
     let n: Int
 }
 
+/// A center whose `Sequenced` listener, on a queue of its own, waits at `gate` before it
+/// records the event and runs `then`.
+private struct HeldListener {
+    let center: EventCenter
+    let gate: Gate
+    let finished: Log<Int>
+    let subscription: Subscription
+
+    init(then: @escaping @Sendable (EventCenter, Int) -> Void = { _, _ in }) {
+        let (center, gate, finished) = (EventCenter(), Gate(), Log<Int>())
+        self.center = center
+        self.gate = gate
+        self.finished = finished
+        subscription = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
+            gate.pass()
+            finished.append(event.n)
+            then(center, event.n)
+        }
+    }
+}
+
+/// Publishes `Sequenced(1)` as another service would, until `held`'s listener has it.
+private func publishUntilHeld(_ admin: RedisClient, _ held: HeldListener) async -> Bool {
+    await eventually {
+        _ = try? await admin.send(
+            "PUBLISH", RedisArgument("test:" + Sequenced.wireName), foreignMessage(type: Sequenced.wireName, n: 1))
+        return held.gate.isReached
+    }
+}
+
 /// `shutdown(drainTimeout:)`: reading stops, deliveries in flight finish and are acknowledged,
 /// queued events are flushed within the timeout, and the report says exactly what was left.
 @Suite(
@@ -82,13 +112,8 @@ struct GracefulShutdownTests {
         let server = try RedisServer()
         let errors = ErrorLog()
         let admin = RedisClient(server.configuration)
-        let center = EventCenter()
-        let held = Gate()
-        let finished = Log<Int>()
-        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
-            held.pass()
-            finished.append(event.n)
-        }
+        let listener = HeldListener()
+        let (center, held, finished) = (listener.center, listener.gate, listener.finished)
         let consumer = RedisBridge(
             center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
         try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
@@ -128,12 +153,8 @@ struct GracefulShutdownTests {
         let errors = ErrorLog()
         let admin = RedisClient(server.configuration)
         defer { admin.close() }
-        let center = EventCenter()
-        let held = Gate()
-        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
-            held.pass()
-            center.dispatch(Echo(n: event.n))
-        }
+        let listener = HeldListener { center, n in center.dispatch(Echo(n: n)) }
+        let (center, held) = (listener.center, listener.gate)
         let bridge = RedisBridge(
             center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
         try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
@@ -148,13 +169,7 @@ struct GracefulShutdownTests {
             }
         }
         defer { reading.cancel() }
-        #expect(
-            await eventually {
-                _ = try? await admin.send(
-                    "PUBLISH", RedisArgument("test:" + Sequenced.wireName),
-                    foreignMessage(type: Sequenced.wireName, n: 1))
-                return held.isReached
-            })
+        #expect(await publishUntilHeld(admin, listener))
 
         let stopReturned = Atomic<Bool>(false)
         let stopping = Task {
@@ -181,24 +196,13 @@ struct GracefulShutdownTests {
         let errors = ErrorLog()
         let admin = RedisClient(server.configuration)
         defer { admin.close() }
-        let center = EventCenter()
-        let held = Gate()
-        let finished = Log<Int>()
-        let listener = center.listen(to: Sequenced.self, on: .queue(DispatchQueue(label: "held listener"))) { event in
-            held.pass()
-            finished.append(event.n)
-        }
+        let listener = HeldListener()
+        let (center, held, finished) = (listener.center, listener.gate, listener.finished)
         let bridge = RedisBridge(
             center: center, configuration: bridgeConfiguration(server, source: "c", errors: errors))
         try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
         try await bridge.start()
-        #expect(
-            await eventually {
-                _ = try? await admin.send(
-                    "PUBLISH", RedisArgument("test:" + Sequenced.wireName),
-                    foreignMessage(type: Sequenced.wireName, n: 1))
-                return held.isReached
-            })
+        #expect(await publishUntilHeld(admin, listener))
         let report = await bridge.shutdown(drainTimeout: .milliseconds(200))
         #expect(report.deliveriesStillQueued)
         #expect(report.deadlineReached)
