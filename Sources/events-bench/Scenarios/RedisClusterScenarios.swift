@@ -56,7 +56,7 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
         defer { cluster.nodes.forEach { $0.stop() } }
         var clusterConfiguration = cluster.masters[0].configuration
         clusterConfiguration.cluster = RedisClusterConfiguration(
-            seeds: cluster.masters.map { .init(host: "127.0.0.1", port: $0.port) })
+            nodes: cluster.masters.map { .init(host: "127.0.0.1", port: $0.port) })
         var clusterPrefix = "shard0:"
         for attempt in 0..<500 {
             let prefix = "shard\(attempt):"

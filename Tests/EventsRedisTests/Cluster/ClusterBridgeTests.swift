@@ -97,7 +97,7 @@ extension ClusterTopologyTests {
         @Test("Pub/Sub events and replicated publishing are refused on a cluster with the reason")
         func refusedOnCluster() async throws {
             var redis = RedisConfiguration()
-            redis.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: 1)])
+            redis.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: 1)])
             var configuration = RedisBridge.Configuration(redis: redis, source: "x")
             let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
             try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)

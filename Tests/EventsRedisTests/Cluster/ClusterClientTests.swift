@@ -5,11 +5,11 @@ import Testing
 @testable import EventsRedis
 
 extension RedisCluster {
-    /// A client configuration that knows the cluster by one seed, the first master.
+    /// A client configuration that knows the cluster by one node, the first master.
     var clientConfiguration: RedisConfiguration {
         var configuration = masters[0].configuration
         configuration.host = "unused.invalid"
-        configuration.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: masters[0].port)])
+        configuration.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: masters[0].port)])
         return configuration
     }
 }

@@ -6,7 +6,7 @@ import Testing
 struct ClusterUnsupportedPathsTests {
     private var configuration: RedisConfiguration {
         var configuration = RedisConfiguration(host: "unused.invalid", port: 1)
-        configuration.cluster = RedisClusterConfiguration(seeds: [.init(host: "127.0.0.1", port: 1)])
+        configuration.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: 1)])
         configuration.connectTimeout = .milliseconds(200)
         configuration.reconnect = RedisReconnectPolicy(maxAttempts: 1)
         return configuration
@@ -32,7 +32,7 @@ struct ClusterUnsupportedPathsTests {
         let result = await withCheckedContinuation { continuation in
             client.pipeline([["PING"]]) { continuation.resume(returning: $0) }
         }
-        // The only seed is closed: the map cannot be read, and the error names the seed.
+        // The only node given is closed: the map cannot be read, and the error names it.
         guard case .failure(.connectFailed(let host, let port, _)) = result else {
             Issue.record("expected connectFailed, got \(result)")
             return

@@ -54,11 +54,11 @@ final class ClusterRouter: Sendable {
         return try await refreshMap()
     }
 
-    /// Reads the map from the first node that gives one: the masters known now, then the seeds.
+    /// Reads the map from the first node that gives one: the masters known now, then the configured nodes.
     @discardableResult
     func refreshMap() async throws(RedisError) -> ClusterSlotMap {
         var candidates = state.withLock { $0.map?.masters ?? [] }
-        for seed in cluster.seeds where !candidates.contains(seed) { candidates.append(seed) }
+        for node in cluster.nodes where !candidates.contains(node) { candidates.append(node) }
         var reasons: [String] = []
         for address in candidates {
             do throws(RedisError) {
@@ -84,9 +84,9 @@ final class ClusterRouter: Sendable {
             }
         }
         throw .connectFailed(
-            host: cluster.seeds.first?.host ?? "cluster", port: cluster.seeds.first?.port ?? 0,
+            host: cluster.nodes.first?.host ?? "cluster", port: cluster.nodes.first?.port ?? 0,
             reason: candidates.isEmpty
-                ? "no cluster seed is configured" : "no node gave the slot map: " + reasons.joined(separator: "; "))
+                ? "no cluster node is configured" : "no node gave the slot map: " + reasons.joined(separator: "; "))
     }
 
     // MARK: Routing

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// var redis = RedisConfiguration()
-/// redis.cluster = RedisClusterConfiguration(seeds: [
+/// redis.cluster = RedisClusterConfiguration(nodes: [
 ///     .init(host: "10.0.0.21", port: 7000), .init(host: "10.0.0.22", port: 7000),
 /// ])
 /// let client = RedisClient(redis)
@@ -16,7 +16,7 @@
 ///
 /// Rules:
 /// - The slot map is read with `CLUSTER SHARDS` (`CLUSTER SLOTS` on servers before 7.0) from
-///   the first seed that answers, then from the nodes the map names. It is read again when a
+///   the first configured node that answers, then from the nodes the map names. It is read again when a
 ///   reply says `MOVED` (the command was not run; it is sent again to the new owner) and when
 ///   a node cannot be reached (a failover: the client waits with
 ///   ``RedisConfiguration/reconnect`` until the cluster names a new master, for at most
@@ -62,13 +62,13 @@ public struct RedisClusterConfiguration: Sendable, Hashable {
 
     /// Nodes to ask for the slot map first, in order; any node of the cluster will do, and
     /// more than one lets the client start while one is down.
-    public var seeds: [Address]
+    public var nodes: [Address]
     /// How many redirections (`MOVED`, `ASK`) one command may follow before its last reply is
     /// returned as it is. Default 5.
     public var maxRedirections: Int
 
-    public init(seeds: [Address], maxRedirections: Int = 5) {
-        self.seeds = seeds
+    public init(nodes: [Address], maxRedirections: Int = 5) {
+        self.nodes = nodes
         self.maxRedirections = maxRedirections
     }
 }
