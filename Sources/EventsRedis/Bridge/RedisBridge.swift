@@ -293,10 +293,6 @@ public final class RedisBridge: Sendable {
         var clients: [RedisClient] = []
         var consumers: [StreamConsumer] = []
         var receiver: PubSubReceiver?
-        if configuration.redis.cluster != nil, !channels.isEmpty || published.contains(where: { $0.mode == .pubSub }) {
-            lock.withLock { state.phase = .idle }
-            throw .invalidConfiguration("Pub/Sub events cannot be carried on a Redis Cluster; carry them as streams")
-        }
 
         // Everything that can fail comes first, and nothing is delivered until it is done: a
         // start that fails has delivered nothing it would deliver again.

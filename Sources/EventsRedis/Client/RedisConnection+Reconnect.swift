@@ -14,14 +14,19 @@ extension RedisConnection {
     ///   new attempt cannot fix (rejected credentials, a refused `SELECT`), and
     ///   ``RedisError/clientClosed`` when cancelled.
     static func openRetrying(
-        _ configuration: RedisConfiguration, sleeper: DispatchSemaphore, isCancelled: () -> Bool,
-        shouldRetry: (RedisError, Duration) -> Bool
+        _ configuration: RedisConfiguration, shardKey: String? = nil, sleeper: DispatchSemaphore,
+        isCancelled: () -> Bool, shouldRetry: (RedisError, Duration) -> Bool
     ) throws(RedisError) -> RedisConnection {
         var attempts = 0
         while true {
             if isCancelled() { throw .clientClosed }
             attempts += 1
             do throws(RedisError) {
+                // On a cluster, a connection for one key (a sharded subscription) goes to the
+                // master that owns the key's slot now.
+                if let shardKey, let cluster = configuration.cluster {
+                    return try openOwner(of: shardKey, in: cluster, configuration)
+                }
                 return try openResolved(configuration)
             } catch {
                 guard error.isRetryable, configuration.reconnect.allowsAttempt(after: attempts) else { throw error }

@@ -7,7 +7,7 @@ extension RedisConnection {
         if configuration.cluster != nil {
             throw .invalidConfiguration(
                 "this connection cannot follow a Redis Cluster's slot map; on a cluster use "
-                    + "RedisClient's send and pipeline (Pub/Sub needs a single server or Sentinel)")
+                    + "RedisClient's send and pipeline, and RedisSubscriber for channels (sharded Pub/Sub)")
         }
         guard let sentinel = configuration.sentinel else { return try open(configuration) }
         let master = try askSentinels(sentinel, configuration)

@@ -33,6 +33,9 @@
 ///   (``RedisError/protocolViolation(_:)``, reported and not retried, since a server that sends
 ///   one is likely to send it again), or when the policy's `maxAttempts` is used up. After
 ///   ``close()`` or cancellation it ends without an error.
+/// - On a Redis Cluster (``RedisConfiguration/cluster``) a stream subscribes with sharded
+///   Pub/Sub (`SSUBSCRIBE`), one connection per slot of its channels, and subscribes again at
+///   a slot's new master when the slot moves; see ``RedisClusterConfiguration``.
 public final class RedisSubscriber: Sendable {
     struct Counters: Sendable {
         var reconnectCount = 0
@@ -110,8 +113,12 @@ public final class RedisSubscriber: Sendable {
             finish(.invalidConfiguration("subscribe to at least one channel or pattern"))
             return
         }
-        let subscription = makeSubscription(channels: channels, patterns: patterns)
-        if !run(subscription, deliver: handler, finish: finish) { finish(.clientClosed) }
+        let subscriptions: [RedisSubscription]
+        switch makeSubscriptions(channels: channels, patterns: patterns) {
+        case .success(let made): subscriptions = made
+        case .failure(let error): return finish(error)
+        }
+        if !run(subscriptions, deliver: handler, finish: finish) { finish(.clientClosed) }
     }
 
     /// Ends every stream of this subscriber (without an error) and closes their connections;
@@ -133,13 +140,21 @@ public final class RedisSubscriber: Sendable {
             queue.finish(throwing: .invalidConfiguration("subscribe to at least one channel or pattern"))
             return queue.stream()
         }
-        let subscription = makeSubscription(channels: channels, patterns: patterns)
+        let subscriptions: [RedisSubscription]
+        switch makeSubscriptions(channels: channels, patterns: patterns) {
+        case .success(let made): subscriptions = made
+        case .failure(let error):
+            let queue = RedisElementQueue<Element>(limit: 1, onTermination: {})
+            queue.finish(throwing: error)
+            return queue.stream()
+        }
         // A lock-protected buffer with the rules of a `bufferingNewest` stream, for speed (see
-        // RedisElementQueue). When the consumer goes away, the subscription stops.
-        let queue = RedisElementQueue<Element>(limit: bufferLimit, onTermination: { subscription.stop() })
+        // RedisElementQueue). When the consumer goes away, the subscriptions stop.
+        let queue = RedisElementQueue<Element>(
+            limit: bufferLimit, onTermination: { subscriptions.forEach { $0.stop() } })
         let counters = counters
         let running = run(
-            subscription,
+            subscriptions,
             deliver: { event in
                 guard let element = transform(event) else { return }
                 if !queue.push(element) {
@@ -151,15 +166,67 @@ public final class RedisSubscriber: Sendable {
         return queue.stream()
     }
 
-    private func makeSubscription(channels: [String], patterns: [String]) -> RedisSubscription {
-        RedisSubscription(
-            configuration: configuration, channels: channels, patterns: patterns,
-            healthCheckInterval: healthCheckInterval, counters: counters)
+    /// The subscriptions a stream of `channels` and `patterns` needs: one on a single server;
+    /// on a cluster, one sharded subscription per slot of the channels (`SSUBSCRIBE` takes the
+    /// channels of one slot, at that slot's master). Patterns cannot be sharded.
+    private func makeSubscriptions(channels: [String], patterns: [String]) -> Result<[RedisSubscription], RedisError> {
+        func subscription(_ channels: [String], _ patterns: [String]) -> RedisSubscription {
+            RedisSubscription(
+                configuration: configuration, channels: channels, patterns: patterns,
+                healthCheckInterval: healthCheckInterval, counters: counters)
+        }
+        guard configuration.cluster != nil else { return .success([subscription(channels, patterns)]) }
+        guard patterns.isEmpty else {
+            return .failure(
+                .invalidConfiguration("pattern subscriptions cannot be sharded: on a Redis Cluster, name the channels"))
+        }
+        var slots: [Int: [String]] = [:]
+        var order: [Int] = []
+        for channel in channels {
+            let slot = ClusterSlot.of(channel)
+            if slots[slot] == nil { order.append(slot) }
+            slots[slot, default: []].append(channel)
+        }
+        return .success(order.map { subscription(slots[$0]!, []) })
     }
 
     /// Registers `subscription` (so that `close()` reaches it) and starts its reader thread;
     /// false, with nothing started, when the subscriber is already closed. `finish` gets `nil`
     /// when the subscription was stopped.
+    /// ``run(_:deliver:finish:)`` for several subscriptions that deliver to one consumer:
+    /// `finish` runs once, after the last has ended, with the first error; an error that ends
+    /// one stops the others.
+    private func run(
+        _ subscriptions: [RedisSubscription], deliver: @escaping @Sendable (RedisPubSubEvent) -> Void,
+        finish: @escaping @Sendable (RedisError?) -> Void
+    ) -> Bool {
+        guard subscriptions.count > 1 else {
+            return subscriptions.first.map { run($0, deliver: deliver, finish: finish) } ?? false
+        }
+        let ending = LockedBox((running: subscriptions.count, error: RedisError?.none))
+        let finishOne: @Sendable (RedisError?) -> Void = { error in
+            let (last, first): (Bool, RedisError?) = ending.withLock { ending in
+                if ending.error == nil { ending.error = error }
+                ending.running -= 1
+                return (ending.running == 0, ending.error)
+            }
+            if error != nil { subscriptions.forEach { $0.stop() } }
+            if last { finish(first) }
+        }
+        var started = 0
+        for subscription in subscriptions {
+            guard run(subscription, deliver: deliver, finish: finishOne) else { break }
+            started += 1
+        }
+        guard started < subscriptions.count else { return true }
+        // Closed before the first started: nothing runs, as for a single subscription.
+        guard started > 0 else { return false }
+        // Closed meanwhile: the started ones are stopped, the others count as ended.
+        subscriptions.forEach { $0.stop() }
+        for _ in started..<subscriptions.count { finishOne(nil) }
+        return true
+    }
+
     private func run(
         _ subscription: RedisSubscription, deliver: @escaping @Sendable (RedisPubSubEvent) -> Void,
         finish: @escaping @Sendable (RedisError?) -> Void

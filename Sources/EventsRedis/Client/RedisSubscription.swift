@@ -72,7 +72,8 @@ final class RedisSubscription: Sendable {
             let connection: RedisConnection
             do throws(RedisError) {
                 connection = try RedisConnection.openRetrying(
-                    configuration, sleeper: sleeper, isCancelled: { isStopped }, shouldRetry: { _, _ in true })
+                    configuration, shardKey: configuration.cluster == nil ? nil : channels.first, sleeper: sleeper,
+                    isCancelled: { isStopped }, shouldRetry: { _, _ in true })
             } catch {
                 return error
             }
@@ -97,7 +98,9 @@ final class RedisSubscription: Sendable {
             }
             do throws(RedisError) {
                 var commands: [[RedisArgument]] = []
-                if !channels.isEmpty { commands.append(["SUBSCRIBE"] + channels.map { RedisArgument($0) }) }
+                // On a cluster, sharded Pub/Sub: the channels (of one slot) at their shard's master.
+                let subscribe: RedisArgument = configuration.cluster == nil ? "SUBSCRIBE" : "SSUBSCRIBE"
+                if !channels.isEmpty { commands.append([subscribe] + channels.map { RedisArgument($0) }) }
                 if !patterns.isEmpty { commands.append(["PSUBSCRIBE"] + patterns.map { RedisArgument($0) }) }
                 try connection.send(commands)
                 if let cause {
@@ -177,7 +180,7 @@ final class RedisSubscription: Sendable {
             throw .protocolViolation("unexpected Pub/Sub frame \(frame)")
         }
         switch (String(decoding: kind, as: UTF8.self), parts.count) {
-        case ("message", 3):
+        case ("message", 3), ("smessage", 3):
             if let channel = parts[1].bytes, let payload = parts[2].bytes {
                 return .message(RedisPubSubMessage(channel: String(decoding: channel, as: UTF8.self), payload: payload))
             }
@@ -188,12 +191,16 @@ final class RedisSubscription: Sendable {
                         channel: String(decoding: channel, as: UTF8.self),
                         pattern: String(decoding: pattern, as: UTF8.self), payload: payload))
             }
-        case ("subscribe", 3), ("psubscribe", 3):
+        case ("subscribe", 3), ("psubscribe", 3), ("ssubscribe", 3):
             if let name = parts[1].bytes, case .integer(let count) = parts[2] {
                 return .subscribed(name: String(decoding: name, as: UTF8.self), count: count)
             }
         case ("unsubscribe", 3), ("punsubscribe", 3), ("pong", 2):
             return nil
+        case ("sunsubscribe", 3):
+            // Never asked for: the server ends a sharded subscription when its slot moves to
+            // another master. Connecting again subscribes at the slot's new owner.
+            throw .connectionClosed
         default:
             break
         }

@@ -140,7 +140,8 @@ final class Publisher: Sendable {
             switch mode {
             case .pubSub:
                 RESPEncoder.appendCommandHeader(argumentCount: 3, to: &bytes)
-                RESPEncoder.appendArgument("PUBLISH", to: &bytes)
+                // On a cluster, sharded Pub/Sub: the message goes to the channel's shard only.
+                RESPEncoder.appendArgument(client.configuration.cluster == nil ? "PUBLISH" : "SPUBLISH", to: &bytes)
             case .stream:
                 RESPEncoder.appendCommandHeader(argumentCount: 5, to: &bytes)
                 RESPEncoder.appendArgument("XADD", to: &bytes)

@@ -94,16 +94,101 @@ extension ClusterTopologyTests {
             _ = listeners
         }
 
-        @Test("Pub/Sub events and replicated publishing are refused on a cluster with the reason")
+        @Test("replicated publishing is refused on a cluster with the reason")
         func refusedOnCluster() async throws {
             var redis = RedisConfiguration()
             redis.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: 1)])
             var configuration = RedisBridge.Configuration(redis: redis, source: "x")
-            let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
-            try bridge.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
-            await #expect(throws: RedisBridgeError.self) { try await bridge.start() }
             configuration.replicatedPublishing = .init(replicas: 1, timeout: .milliseconds(100))
             #expect(throws: RedisBridgeError.self) { try configuration.validated() }
+        }
+
+        @Test("Pub/Sub events on channels of different shards cross the cluster (sharded Pub/Sub)")
+        func pubSubOnEveryShard() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let names = [Sequenced.wireName, ClusterTick.wireName]
+            let prefix = try cluster.prefixSpreading(names)
+            let errors = ErrorLog()
+            let consumerCenter = EventCenter()
+            let sequenced = Log<Int>()
+            let ticks = Log<Int>()
+            let listeners = [
+                consumerCenter.listen(to: Sequenced.self) { sequenced.append($0.n) },
+                consumerCenter.listen(to: ClusterTick.self) { ticks.append($0.n) },
+            ]
+            let consumer = RedisBridge(
+                center: consumerCenter,
+                configuration: cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors))
+            try consumer.carry(Sequenced.self, mode: .pubSub, direction: .incoming)
+            try consumer.carry(ClusterTick.self, mode: .pubSub, direction: .incoming)
+            try await consumer.start()
+            let center = EventCenter()
+            let publisher = RedisBridge(
+                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
+            try publisher.carry(Sequenced.self, mode: .pubSub, direction: .outgoing)
+            try publisher.carry(ClusterTick.self, mode: .pubSub, direction: .outgoing)
+            try await publisher.start()
+
+            let total = 100
+            for n in 1...total {
+                center.dispatch(Sequenced(n: n))
+                center.dispatch(ClusterTick(n: n))
+            }
+            #expect(await publisher.flush(timeout: .seconds(20)))
+            #expect(await eventually { sequenced.count >= total && ticks.count >= total })
+            await waitToShowNothingArrives()
+            #expect(sequenced.values == Array(1...total))
+            #expect(ticks.values == Array(1...total))
+            // Each channel's messages went to its own shard: the publishing master counts them.
+            for name in names {
+                let owner = try cluster.owner(ofSlot: ClusterSlot.of(prefix + name))
+                let numbers = try cluster.command(
+                    on: owner, ["PUBSUB", "SHARDNUMSUB", RedisArgument(prefix + name)])
+                #expect(numbers.array?.last?.int == 1, "\(name): \(numbers)")
+            }
+            #expect(errors.all.isEmpty, "\(errors.all)")
+            await publisher.stop()
+            await consumer.stop()
+            _ = listeners
+        }
+
+        @Test("a sharded subscription follows its channel's slot to another master")
+        func shardedSubscriptionFollowsMigration() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let channel = "news:{migrating}"
+            let slot = ClusterSlot.of(channel)
+            let subscriber = RedisSubscriber(cluster.clientConfiguration)
+            defer { subscriber.close() }
+            let received = Log<String>()
+            let subscribed = Log<String>()
+            let reading = Task {
+                for try await event in subscriber.events(channels: [channel]) {
+                    switch event {
+                    case .message(let message): received.append(message.string)
+                    case .subscribed(let name, _): subscribed.append(name)
+                    case .reconnected: break
+                    }
+                }
+            }
+            defer { reading.cancel() }
+            #expect(await eventually { subscribed.count == 1 })
+            let client = RedisClient(cluster.clientConfiguration)
+            defer { client.close() }
+            _ = try await client.send("SPUBLISH", RedisArgument(channel), "before")
+            #expect(await eventually { received.values == ["before"] })
+
+            let source = try cluster.owner(ofSlot: slot)
+            let target = try #require(cluster.masters.first { $0.port != source.port })
+            try cluster.migrate(slot: slot, to: target)
+            // The old owner ends the subscription; it is made again at the new one.
+            #expect(await eventually { subscriber.reconnectCount >= 1 && subscribed.count >= 2 })
+            let numbers = try cluster.command(on: target, ["PUBSUB", "SHARDNUMSUB", RedisArgument(channel)])
+            #expect(numbers.array?.last?.int == 1, "\(numbers)")
+            #expect(
+                await eventually {
+                    _ = try? await client.send("SPUBLISH", RedisArgument(channel), "after")
+                    return received.values.contains("after")
+                })
         }
     }
 }

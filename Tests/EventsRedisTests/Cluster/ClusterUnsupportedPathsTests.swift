@@ -13,7 +13,7 @@ struct ClusterUnsupportedPathsTests {
     }
 
     @Test(
-        "a connection of its own (a subscriber's, withConnection) refuses a cluster configuration rather than use host")
+        "a connection of its own (withConnection) refuses a cluster configuration rather than use host")
     func directConnectionRefusesCluster() async {
         let client = RedisClient(configuration)
         defer { client.close() }
@@ -23,6 +23,24 @@ struct ClusterUnsupportedPathsTests {
             return
         }
         #expect(reason.contains("cluster"))
+    }
+
+    @Test("a pattern subscription on a cluster fails with the reason: patterns cannot be sharded")
+    func patternsAreRefused() async {
+        let subscriber = RedisSubscriber(configuration)
+        defer { subscriber.close() }
+        do {
+            for try await _ in subscriber.messages(channels: [], patterns: ["news.*"]) {}
+            Issue.record("the stream ended without an error")
+        } catch let error as RedisError {
+            guard case .invalidConfiguration(let reason) = error else {
+                Issue.record("expected invalidConfiguration, got \(error)")
+                return
+            }
+            #expect(reason.contains("pattern"))
+        } catch {
+            Issue.record("expected a RedisError, got \(error)")
+        }
     }
 
     @Test("the callback pipeline on a cluster goes through the slot map")

@@ -37,15 +37,21 @@
 ///   a cluster fails over by itself.
 /// - A command whose connection breaks after it was written is not sent again (see
 ///   ``RedisClient``): the caller decides.
-/// - ``RedisClient``'s `send` and `pipeline` follow the map. ``RedisSubscriber`` needs a single
-///   server or Sentinel: given a cluster configuration it fails with
+/// - ``RedisClient``'s `send` and `pipeline` follow the map.
+/// - ``RedisSubscriber`` uses sharded Pub/Sub: it subscribes with `SSUBSCRIBE`, one connection
+///   per slot of the channels, at the master that owns the slot now; publish with `SPUBLISH`.
+///   When the slot moves (a migration, a failover) the server ends the subscription and the
+///   subscriber subscribes again at the new owner, reported as
+///   ``RedisPubSubEvent/reconnected(cause:)``: messages published meanwhile are lost, as at
+///   any reconnection. Patterns cannot be sharded: subscribing to one fails with
 ///   ``RedisError/invalidConfiguration(_:)``.
-/// - ``RedisBridge`` carries streams on a cluster: each carried type's stream lives on the shard
-///   of its key and is read by a reader of its own. A dead letter is written before its entry
-///   is acknowledged (the two streams hash to different slots, so no transaction holds both):
-///   a crash between the two can leave a duplicate dead letter, never a lost one. Pub/Sub
-///   events and ``RedisBridge/Configuration/replicatedPublishing`` are refused on a cluster
-///   with ``RedisBridgeError/invalidConfiguration(_:)``.
+/// - ``RedisBridge`` carries both modes on a cluster. Each carried type's stream lives on the
+///   shard of its key and is read by a reader of its own; a dead letter is written before its
+///   entry is acknowledged (the two streams hash to different slots, so no transaction holds
+///   both): a crash between the two can leave a duplicate dead letter, never a lost one.
+///   Pub/Sub events go out with `SPUBLISH` and arrive through sharded subscriptions.
+///   ``RedisBridge/Configuration/replicatedPublishing`` is refused on a cluster with
+///   ``RedisBridgeError/invalidConfiguration(_:)``.
 public struct RedisClusterConfiguration: Sendable, Hashable {
     /// A node's address.
     public struct Address: Sendable, Hashable, CustomStringConvertible {
