@@ -12,7 +12,8 @@ import Events
 /// Up to four Pub/Sub batches may be in flight at once (the client completes them in order, so
 /// each completion settles the oldest messages of the queue); waiting for each reply before
 /// sending the next would add a round trip to an event dispatched while one is out. Stream
-/// batches go one at a time, so that a refused `XADD` is retried ahead of newer events.
+/// batches go one at a time, so that a refused `XADD` is retried ahead of newer events, and so
+/// do Pub/Sub batches on a cluster, whose router completes calls in no set order.
 ///
 /// With `maxEventsPerMessage` above 1, consecutive messages for the same channel or stream go
 /// out as one CloudEvents batch (see ``CloudEventBatch``): one command carries them, and its
@@ -169,7 +170,10 @@ final class Publisher: Sendable {
         lock.withLock { state.stopped = true }
     }
 
-    private var maximumBatchesInFlight: Int { mode == .pubSub ? 4 : 1 }
+    /// Several Pub/Sub batches only where the client completes them in the order they were
+    /// sent, as one connection does: on a cluster, batches go through the router, whose
+    /// completions come in no set order, so they go one at a time there too (and so in order).
+    private var maximumBatchesInFlight: Int { mode == .pubSub && client.configuration.cluster == nil ? 4 : 1 }
 
     /// Ends the oldest batch in flight: its messages leave the queue (but the `kept` ones) in
     /// the same critical section that stops counting them as in flight. Apart, a `kick` in
