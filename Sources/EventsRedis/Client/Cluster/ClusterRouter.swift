@@ -35,11 +35,7 @@ final class ClusterRouter: Sendable {
         try state.withLock { state throws(RedisError) in
             if state.isClosed { throw .clientClosed }
             if let client = state.clients[address] { return client }
-            var node = configuration
-            node.cluster = nil
-            node.host = address.host
-            node.port = address.port
-            node.database = 0
+            var node = RedisConnection.nodeConfiguration(address, configuration)
             node.reconnect.maxAttempts = 1
             let client = RedisClient(node)
             state.clients[address] = client
