@@ -12,8 +12,8 @@
 # .build/fuzz/artifacts/. The exit status is nonzero when a target crashes, fails a check,
 # leaks past the memory limit or times out on an input.
 #
-# The targets are not part of Package.swift: each is one module made of the sources it tests
-# and its target file, so that it can reach their internal entry points.
+# The targets are not part of Package.swift: each is one small module that links the libraries,
+# built here with -enable-testing, and reaches their internal entry points with `@testable import`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,14 +83,20 @@ events_sources=$(find Sources/Events -name '*.swift' | sort)
 redis_sources=$(find Sources/EventsRedis -name '*.swift' | sort)
 support=Fuzz/Support/FuzzSupport.swift
 
-build_events_module() {
+# The two libraries are built once, with -enable-testing, and each target is a small module that
+# reaches their internal entry points with `@testable import`: building the libraries' sources
+# into every target took most of a run's time.
+build_library() {
+    local module="$1" sources="$2"
+    shift 2
     # shellcheck disable=SC2086
-    if stale "$out/libEvents.a" $events_sources; then
-        echo "== building the Events module ($configuration)"
+    if stale "$out/lib$module.a" $sources "$@"; then
+        echo "== building the $module module ($configuration)"
         # shellcheck disable=SC2086
-        swiftc "${common[@]}" -module-name Events -emit-module -emit-module-path "$out/Events.swiftmodule" \
-            -emit-library -static -o "$out/libEvents.a" $events_sources >"$out/build-Events.log" 2>&1 \
-            || { cat "$out/build-Events.log"; exit 1; }
+        swiftc "${common[@]}" -enable-testing -module-name "$module" -I "$out" \
+            -emit-module -emit-module-path "$out/$module.swiftmodule" \
+            -emit-library -static -o "$out/lib$module.a" $sources >"$out/build-$module.log" 2>&1 \
+            || { cat "$out/build-$module.log"; exit 1; }
     fi
 }
 
@@ -109,25 +115,15 @@ build_target() {
     local target="$1" binary="$out/fuzz-$1"
     local files
     files=$(target_file "$target")
-    if [ "$target" = named ]; then
-        # Events' internals: the module is its sources and the target.
+    build_library Events "$events_sources"
+    build_library EventsRedis "$redis_sources" "$out/libEvents.a"
+    # shellcheck disable=SC2086
+    if stale "$binary" $files $support "$out/libEvents.a" "$out/libEventsRedis.a"; then
+        echo "== building $target ($configuration)"
         # shellcheck disable=SC2086
-        if stale "$binary" $events_sources $files $support; then
-            echo "== building $target ($configuration)"
-            # shellcheck disable=SC2086
-            swiftc "${common[@]}" -module-name FuzzNamed $events_sources $files $support -o "$binary" \
-                >"$out/build-$target.log" 2>&1 || { cat "$out/build-$target.log"; exit 1; }
-        fi
-    else
-        build_events_module
-        # shellcheck disable=SC2086
-        if stale "$binary" $redis_sources $files $support "$out/libEvents.a"; then
-            echo "== building $target ($configuration)"
-            # shellcheck disable=SC2086
-            swiftc "${common[@]}" -module-name "Fuzz_$target" -I "$out" -L "$out" -lEvents \
-                $redis_sources $files $support -o "$binary" >"$out/build-$target.log" 2>&1 \
-                || { cat "$out/build-$target.log"; exit 1; }
-        fi
+        swiftc "${common[@]}" -module-name "Fuzz_$target" -I "$out" -L "$out" -lEventsRedis -lEvents \
+            $files $support -o "$binary" >"$out/build-$target.log" 2>&1 \
+            || { cat "$out/build-$target.log"; exit 1; }
     fi
 }
 

@@ -10,6 +10,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBatch(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let message = FuzzInput(start, count).bytes

@@ -14,6 +14,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 func string(_ tree: [String: Any], _ name: String) -> String? { tree[name] as? String }
 
 @_cdecl("LLVMFuzzerTestOneInput")

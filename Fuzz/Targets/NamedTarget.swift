@@ -13,6 +13,8 @@
 
 import Foundation
 
+@testable import Events
+
 final class Opaque: CustomStringConvertible {
     let tag: Int
     init(tag: Int) { self.tag = tag }

@@ -12,6 +12,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 struct Outcome: Equatable {
     var values: [RESPValue] = []
     var error: String?

@@ -9,6 +9,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 func agree(_ a: Double, _ b: Double) -> Bool {
     abs(a - b) <= max(1e-6, 4 * max(a.ulp, b.ulp))
 }

@@ -10,6 +10,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 enum StrictRFC3339 {
     /// Seconds since 1970 named by `text`, or nil when it is not an RFC 3339 date-time.
     static func seconds(_ text: [UInt8]) -> Double? {

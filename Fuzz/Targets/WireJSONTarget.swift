@@ -14,6 +14,9 @@
 
 import Foundation
 
+@testable import Events
+@testable import EventsRedis
+
 struct Scalars: Codable, Equatable {
     var b: Bool
     var i: Int
