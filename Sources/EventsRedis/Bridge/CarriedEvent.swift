@@ -8,8 +8,8 @@ struct CarriedEvent: Sendable {
     let mode: RedisBridge.Mode
     /// Whether local dispatches are published and whether Redis is read, set by `carry`.
     var direction = RedisBridge.Direction.both
-    /// The channel or stream key.
-    let key: String
+    /// The channel or stream keys: one, or a stream's partitions (see `StreamPartitions`).
+    let keys: [String]
     /// Starts the local listener that hands each locally dispatched event to `outbound`.
     let listen: @Sendable (EventCenter, Outbound) -> Subscription
     /// Decodes `data` and dispatches the event locally from `origin` through a batch, whose
@@ -72,14 +72,30 @@ struct CarriedEvent: Sendable {
     }
 
     static func typed<E: RemoteEvent>(_ type: E.Type, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
+        typed(type, mode: mode, keys: [key], partitionKey: nil)
+    }
+
+    /// A typed event over `keys`, a stream's partitions when there are several: an event goes
+    /// to the partition of `partitionKey(event)`, or without it, of its sender's `subject`, or
+    /// without one, of this bridge's `source`.
+    static func typed<E: RemoteEvent>(
+        _ type: E.Type, mode: RedisBridge.Mode, keys: [String], partitionKey: (@Sendable (E) -> String)?
+    ) -> CarriedEvent {
         CarriedEvent(
-            wireType: E.wireName, mode: mode, key: key,
+            wireType: E.wireName, mode: mode, keys: keys,
             listen: { center, outbound in
                 let envelope = outbound.envelope(type: E.wireName)
-                let route = outbound.route(type: E.wireName, mode: mode, key: key)
+                let routes = keys.map { outbound.route(type: E.wireName, mode: mode, key: $0) }
+                let unpartitioned = routes.count == 1 ? routes[0] : nil
                 return center.listen(to: E.self) { event, sender in
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
+                    let route =
+                        unpartitioned
+                        ?? routes[
+                            StreamPartitions.index(
+                                of: partitionKey?(event) ?? sender.flatMap(outbound.subject) ?? outbound.source,
+                                count: routes.count)]
                     // A posting-thread listener: the dispatching code's trace context is current.
                     outbound.publish(
                         envelope, route: route, mode: mode, sender: sender, trace: TraceContext.current
@@ -128,7 +144,7 @@ struct CarriedEvent: Sendable {
         _ name: EventName, data: Value.Type, mode: RedisBridge.Mode, key: String
     ) -> CarriedEvent {
         CarriedEvent(
-            wireType: name.rawValue, mode: mode, key: key,
+            wireType: name.rawValue, mode: mode, keys: [key],
             listen: listenNamed(name, mode: mode, key: key) { event, output in
                 guard event.payload.isEmpty else {
                     throw CodingFailure(
@@ -149,7 +165,7 @@ struct CarriedEvent: Sendable {
 
     static func named(_ name: EventName, mode: RedisBridge.Mode, key: String) -> CarriedEvent {
         CarriedEvent(
-            wireType: name.rawValue, mode: mode, key: key,
+            wireType: name.rawValue, mode: mode, keys: [key],
             listen: listenNamed(name, mode: mode, key: key) { event, _ in
                 guard event.payload.isEmpty, !event.hasData else {
                     throw CodingFailure(

@@ -36,8 +36,11 @@ extension RedisBridge {
         setFailurePolicy(policy, forWireName: name.rawValue)
     }
 
-    private func setFailurePolicy(_ policy: FailurePolicy, forWireName wireName: String) {
-        failurePolicies.withLock { $0[configuration.keyPrefix + wireName] = policy }
+    func setFailurePolicy(_ policy: FailurePolicy, forWireName wireName: String) {
+        let keys = streamKeys(ofWireName: wireName)
+        failurePolicies.withLock { policies in
+            for key in keys { policies[key] = policy }
+        }
     }
 
     // MARK: - Dead letters
@@ -56,12 +59,12 @@ extension RedisBridge {
     public func deadLetters<E: RemoteEvent>(of type: E.Type, limit: Int = 100) async throws(RedisBridgeError)
         -> [DeadLetter]
     {
-        try await deadLetters(onStream: configuration.keyPrefix + E.wireName, limit: limit)
+        try await deadLetters(onStreams: streamKeys(ofWireName: E.wireName), limit: limit)
     }
 
     /// The dead letters of the events named `name`, oldest first, at most `limit` of them.
     public func deadLetters(of name: EventName, limit: Int = 100) async throws(RedisBridgeError) -> [DeadLetter] {
-        try await deadLetters(onStream: configuration.keyPrefix + name.rawValue, limit: limit)
+        try await deadLetters(onStreams: streamKeys(ofWireName: name.rawValue), limit: limit)
     }
 
     /// Puts a dead letter's event back on its stream, as a new entry with the same CloudEvent
@@ -100,13 +103,13 @@ extension RedisBridge {
     /// Removes every dead letter of the events of type `type`; returns how many there were.
     @discardableResult
     public func purgeDeadLetters<E: RemoteEvent>(of type: E.Type) async throws(RedisBridgeError) -> Int {
-        try await purgeDeadLetters(onStream: configuration.keyPrefix + E.wireName)
+        try await purgeDeadLetters(onStreams: streamKeys(ofWireName: E.wireName))
     }
 
     /// Removes every dead letter of the events named `name`; returns how many there were.
     @discardableResult
     public func purgeDeadLetters(of name: EventName) async throws(RedisBridgeError) -> Int {
-        try await purgeDeadLetters(onStream: configuration.keyPrefix + name.rawValue)
+        try await purgeDeadLetters(onStreams: streamKeys(ofWireName: name.rawValue))
     }
 
     /// Removes one dead letter (after handling it by other means).
@@ -114,6 +117,26 @@ extension RedisBridge {
         _ = try await withConnection { client throws(RedisError) in
             try await client.send(["XDEL", RedisArgument(letter.deadLetterStream), RedisArgument(letter.id)])
         }
+    }
+
+    /// The dead letters of every stream in `streams` (a type's partitions), oldest first by
+    /// the time Redis wrote them, at most `limit` in all.
+    private func deadLetters(onStreams streams: [String], limit: Int) async throws(RedisBridgeError)
+        -> [DeadLetter]
+    {
+        guard streams.count > 1 else { return try await deadLetters(onStream: streams[0], limit: limit) }
+        var letters: [DeadLetter] = []
+        for stream in streams { letters += try await deadLetters(onStream: stream, limit: limit) }
+        // Entry ids start with the milliseconds at which Redis added them, so they order the
+        // letters of different streams by when each was written.
+        letters.sort { StreamEntryID($0.id) < StreamEntryID($1.id) }
+        return Array(letters.prefix(max(1, limit)))
+    }
+
+    private func purgeDeadLetters(onStreams streams: [String]) async throws(RedisBridgeError) -> Int {
+        var purged = 0
+        for stream in streams { purged += try await purgeDeadLetters(onStream: stream) }
+        return purged
     }
 
     private func deadLetters(onStream stream: String, limit: Int) async throws(RedisBridgeError) -> [DeadLetter] {

@@ -207,7 +207,13 @@ public final class RedisBridge: Sendable {
             .named(name, data: data, mode: mode, key: configuration.keyPrefix + name.rawValue), direction: direction)
     }
 
-    private func add(_ event: CarriedEvent, direction: Direction) throws(RedisBridgeError) {
+    /// The stream keys of the carried wire name: its partitions when it has several, else (and
+    /// for a name not carried here) its one stream.
+    func streamKeys(ofWireName wireName: String) -> [String] {
+        lock.withLock { state.carried[wireName]?.keys } ?? [configuration.keyPrefix + wireName]
+    }
+
+    func add(_ event: CarriedEvent, direction: Direction) throws(RedisBridgeError) {
         _ = try configuration.validated()
         var event = event
         event.direction = direction
@@ -284,9 +290,9 @@ public final class RedisBridge: Sendable {
             center: center, source: configuration.source, ownIDPrefix: outbound.idPrefix, carried: received,
             deduplicationWindow: configuration.deduplicationWindow, limits: Inbound.Limits(configuration),
             counters: counters, report: report)
-        let streamKeys = received.values.filter { $0.mode == .stream }.map(\.key).sorted()
-        let channels = received.values.filter { $0.mode == .pubSub }.map(\.key).sorted()
-        let publishedKeys = published.map(\.key).sorted()
+        let streamKeys = received.values.filter { $0.mode == .stream }.flatMap(\.keys).sorted()
+        let channels = received.values.filter { $0.mode == .pubSub }.flatMap(\.keys).sorted()
+        let publishedKeys = published.flatMap(\.keys).sorted()
         configuration.log(
             .debug, "Redis bridge starting",
             metadata: startMetadata(streams: streamKeys, channels: channels, publishing: publishedKeys))

@@ -1,0 +1,43 @@
+extension RedisBridge {
+    /// Carries the events of type `type` on `partitions` streams in place of one, so that a
+    /// busy event type spreads over the shards of a Redis Cluster and over more readers.
+    ///
+    /// ```swift
+    /// try bridge.carry(OrderPlaced.self, mode: .stream, partitions: 8, by: { $0.customerID })
+    /// ```
+    ///
+    /// Partition `i` is the stream `<keyPrefix>{<wire name>:<i>}`: each partition is a hash
+    /// tag of its own, so on a cluster the partitions land on different slots, and each
+    /// partition's dead letters share its slot. (A ``Configuration/keyPrefix`` with a hash tag
+    /// of its own puts every partition in that one slot.) Receivers read all partitions
+    /// together; every process that carries the type must give the same number of partitions.
+    ///
+    /// An event goes to the partition of its partition key: `partitionKey(event)`, or without
+    /// it, the `subject` that ``Configuration/subject`` gives its sender, or for an event
+    /// dispatched without a sender, the bridge's ``Configuration/source``. Events with the same
+    /// partition key, published by one process, are delivered in the order they were dispatched;
+    /// events in different partitions may arrive in any order. The key's hash is the same in
+    /// every process and across restarts.
+    ///
+    /// One partition is the plain stream `<keyPrefix><wire name>`. Partitions are for streams:
+    /// `partitions` above 1 with ``Mode/pubSub``, or outside `1...1024`, throws
+    /// ``RedisBridgeError/invalidConfiguration(_:)``. A failure policy applies to every
+    /// partition, and ``deadLetters(of:limit:)-(E.Type,_)`` and
+    /// ``purgeDeadLetters(of:)-(E.Type)`` cover them all.
+    public func carry<E: RemoteEvent>(
+        _ type: E.Type, mode: Mode, partitions: Int, by partitionKey: (@Sendable (E) -> String)? = nil,
+        direction: Direction = .both, onFailure policy: FailurePolicy? = nil
+    ) throws(RedisBridgeError) {
+        guard (1...StreamPartitions.maximum).contains(partitions) else {
+            throw .invalidConfiguration(
+                "\(E.wireName) is carried on \(partitions) partitions; give 1 to \(StreamPartitions.maximum)")
+        }
+        guard partitions == 1 || mode == .stream else {
+            throw .invalidConfiguration(
+                "\(E.wireName) is carried with Pub/Sub on \(partitions) partitions; partitions are streams")
+        }
+        let keys = StreamPartitions.keys(prefix: configuration.keyPrefix, wireName: E.wireName, count: partitions)
+        try add(.typed(type, mode: mode, keys: keys, partitionKey: partitionKey), direction: direction)
+        if let policy { setFailurePolicy(policy, forWireName: E.wireName) }
+    }
+}
