@@ -97,9 +97,10 @@ struct ReadmeRedisExamplesTests {
         try bridge.carry(OrderPlaced.self, mode: .stream, direction: .outgoing)
         try await bridge.start()
         let client = RedisClient(configuration.redis)
-        // Redis holds its replies a moment, so the events are queued together on any machine.
-        _ = try await client.send("CLIENT", "PAUSE", "300", "ALL")
-        for n in 1...50 { center.dispatch(OrderPlaced(orderID: "A-\(n)")) }
+        // Redis holds the writes until all are queued, so they go out together on any machine.
+        try await withWritesHeld(by: client) {
+            for n in 1...50 { center.dispatch(OrderPlaced(orderID: "A-\(n)")) }
+        }
         await bridge.flush()
         let entries = try await client.send("XLEN", RedisArgument("events:" + OrderPlaced.wireName)).int ?? 0
         #expect(entries >= 1 && entries < 50, "\(entries) entries for 50 events")

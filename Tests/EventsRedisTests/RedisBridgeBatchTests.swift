@@ -57,10 +57,10 @@ struct RedisBridgeBatchTests {
         let client = RedisClient(server.configuration)
         _ = try await client.send("CONFIG", "RESETSTAT")
         let count = 500
-        // Redis answers nothing for a while, so the burst waits in the publish queue whatever
-        // the speed of the machine (a sanitizer run dispatches slower than Redis replies).
-        _ = try await client.send("CLIENT", "PAUSE", "500", "ALL")
-        for n in 1...count { sending.dispatch(Sequenced(n: n)) }
+        try await withWritesHeld(by: client) {
+            for n in 1...count { sending.dispatch(Sequenced(n: n)) }
+            #expect(sender.statistics.publishBufferDepth == count, "the whole burst is queued")
+        }
         #expect(await sender.flush(timeout: .seconds(15)))
         #expect(await eventually { received.count == count })
         #expect(received.values.map(\.0) == Array(1...count))
@@ -167,8 +167,9 @@ struct RedisBridgeBatchTests {
         _ = try await client.pipeline([["DEL", RedisArgument(key)], ["SET", RedisArgument(key), "not a stream"]])
 
         // All twenty wait in the queue before Redis refuses the first.
-        _ = try await client.send("CLIENT", "PAUSE", "300", "ALL")
-        for n in 1...20 { center.dispatch(Sequenced(n: n)) }
+        try await withWritesHeld(by: client) {
+            for n in 1...20 { center.dispatch(Sequenced(n: n)) }
+        }
         #expect(await eventually { publisher.statistics.redisErrors >= 2 }, "refused and retried")
         #expect(publisher.statistics.published == 0)
         _ = try await client.send("DEL", RedisArgument(key))
