@@ -81,9 +81,11 @@ public final class RedisClient: Sendable {
     }
 
     /// Whether the client holds an open connection right now (best effort: a connection the
-    /// server dropped is noticed at the next call).
+    /// server dropped is noticed at the next call). On a cluster, whether it holds one to any
+    /// of the cluster's nodes: it connects to each master when a command first goes there.
     public var isConnected: Bool {
-        state.withLock { $0.interruption != nil }
+        if let router { return router.isConnected }
+        return state.withLock { $0.interruption != nil }
     }
 
     /// Sends one command and returns its reply.

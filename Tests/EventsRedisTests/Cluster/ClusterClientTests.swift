@@ -128,9 +128,11 @@ extension ClusterTopologyTests {
             for key in keys { #expect(ClusterSlot.of(key) == (try cluster.slot(ofKey: key))) }
             let client = RedisClient(cluster.clientConfiguration)
             defer { client.close() }
+            #expect(!client.isConnected, "nothing connects before the first command")
             for key in keys {
                 #expect(try await client.send(["SET", RedisArgument(key), RedisArgument(key + "!")]).string == "OK")
             }
+            #expect(client.isConnected, "connected to the masters it sent commands to")
             for master in cluster.masters { #expect((try cluster.command(on: master, ["DBSIZE"]).int ?? 0) > 0) }
             // One pipeline over every shard: replies come back in the order of the commands.
             let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })

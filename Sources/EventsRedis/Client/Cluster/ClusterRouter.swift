@@ -28,6 +28,12 @@ final class ClusterRouter: Sendable {
         for client in clients { client.close() }
     }
 
+    /// Whether any node's client holds an open connection. The clients are asked outside this
+    /// router's lock, so that no lock is taken while another is held.
+    var isConnected: Bool {
+        state.withLock { Array($0.clients.values) }.contains { $0.isConnected }
+    }
+
     /// The client for one node, made on first use. Its connection attempts are not retried:
     /// a node that cannot be reached may have been replaced, so the router reads the map again
     /// before it tries anew.
