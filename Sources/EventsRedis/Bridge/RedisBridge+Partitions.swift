@@ -11,6 +11,9 @@ extension RedisBridge {
     /// partition's dead letters share its slot. (A ``Configuration/keyPrefix`` with a hash tag
     /// of its own puts every partition in that one slot.) Receivers read all partitions
     /// together; every process that carries the type must give the same number of partitions.
+    /// A bridge with a ``Configuration/logHandler`` checks this when it starts and logs a
+    /// warning when it finds another layout in use: entries waiting unread on streams it does
+    /// not read, or consumer groups reading streams it does not publish to.
     ///
     /// An event goes to the partition of its partition key: `partitionKey(event)`, or without
     /// it, the `subject` that ``Configuration/subject`` gives its sender, or for an event

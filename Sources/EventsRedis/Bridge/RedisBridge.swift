@@ -354,6 +354,22 @@ public final class RedisBridge: Sendable {
             publisher.kick()
             publishers.append(publisher)
         }
+        // Only heard through the log, so only asked for with a log handler; on a connection of
+        // its own, which stop() closes like the others should the check still be running.
+        let layoutCheck = PartitionLayoutCheck(
+            received: Array(received.values), published: published, keyPrefix: configuration.keyPrefix,
+            group: configuration.consumerGroup)
+        if configuration.logHandler != nil, !layoutCheck.probes.isEmpty {
+            let checkClient = RedisClient(configuration.redis)
+            clients.append(checkClient)
+            let configuration = configuration
+            Task {
+                for record in await layoutCheck.run(checkClient) {
+                    configuration.log(record.level, record.message, metadata: record.metadata)
+                }
+                checkClient.close()
+            }
+        }
         // Last, the stream reader: a restarted consumer delivers its pending entries first.
         let consumerTask: Task<Void, Never>? =
             consumers.isEmpty

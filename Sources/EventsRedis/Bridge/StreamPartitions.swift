@@ -14,7 +14,12 @@ enum StreamPartitions {
     /// is the plain stream.
     static func keys(prefix: String, wireName: String, count: Int) -> [String] {
         guard count > 1 else { return [prefix + wireName] }
-        return (0..<count).map { "\(prefix){\(wireName):\($0)}" }
+        return (0..<count).map { key(prefix: prefix, wireName: wireName, partition: $0) }
+    }
+
+    /// The stream key of partition `partition` of `wireName` under `prefix`, whatever the count.
+    static func key(prefix: String, wireName: String, partition: Int) -> String {
+        "\(prefix){\(wireName):\(partition)}"
     }
 
     /// The partition, of `count`, that events with `partitionKey` go to. The hash is FNV-1a

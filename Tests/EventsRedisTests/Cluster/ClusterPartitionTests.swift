@@ -24,13 +24,22 @@ extension ClusterTopologyTests {
                 received.append(event)
                 if event.key == "poison" { throw PartitionedBroke() }
             }
-            let consumer = RedisBridge(
-                center: consumerCenter,
-                configuration: cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors))
+            var consumerConfiguration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
+            let log = LogRecords()
+            consumerConfiguration.logHandler = { log.record($0) }
+            let consumer = RedisBridge(center: consumerCenter, configuration: consumerConfiguration)
             try consumer.carry(
                 KeyedTick.self, mode: .stream, partitions: partitions, direction: .incoming,
                 onFailure: .retry(maxDeliveries: 1))
             try await consumer.start()
+            // The check of the other layouts' streams, on several slots, is answered and finds nothing.
+            #expect(
+                await eventually {
+                    log.all.contains {
+                        $0.message.contains("checked the partition layouts") && $0.metadata["mismatches"] == "0"
+                    }
+                })
+            #expect(!log.all.contains { $0.level >= .warning }, "\(log.all)")
             let center = EventCenter()
             let publisher = RedisBridge(
                 center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
