@@ -153,7 +153,9 @@ extension TraceContext {
     /// }
     /// ```
     // Inlinable: unspecialized, its generic result cost a metadata lookup per call.
+    // Discardable: the operation is often a dispatch, whose result is itself discardable.
     @inlinable
+    @discardableResult
     public static func withCurrent<R, Failure: Error>(
         _ context: TraceContext?, operation: () throws(Failure) -> R
     ) throws(Failure) -> R {
@@ -170,6 +172,7 @@ extension TraceContext {
     ///     try await center.dispatchAndWait(OrderPlaced(id: "A-1001"))
     /// }
     /// ```
+    @discardableResult
     public static func withCurrent<R>(
         _ context: TraceContext?, isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> R

@@ -113,7 +113,7 @@ struct TraceContextDeliveryTests {
         #expect(ordered.values == expected)
         // On the main actor, `.mainOrdered` is enqueued even so.
         await MainActor.run {
-            TraceContext.withCurrent(second) { center.dispatch(Tick(n: 3)) }
+            _ = TraceContext.withCurrent(second) { center.dispatch(Tick(n: 3)) }
         }
         await center.idle()
         #expect(seen.values.last == TraceSeen(n: 3, trace: second))
