@@ -27,21 +27,23 @@ private let shardBody = String(repeating: "x", count: 128 - #"{"n":0,"body":""}"
 private let shardNames = [ShardPingA.wireName, ShardPingB.wireName, ShardPingC.wireName]
 
 /// The bridge's stream throughput with three carried types, on one node against a cluster of
-/// three masters where each type's stream has a shard of its own.
+/// three masters where each type's stream has a shard of its own; and one type spread over
+/// partition streams that cover the three shards.
 @MainActor
 func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
     var report = ScenarioReport(
         id: "redis-cluster-stream-throughput", title: "Redis Streams throughput, one node against three shards",
         unit: .nanosecondsPerOperation,
-        operation: "one 128-byte event of a burst over three carried types (round robin), dispatched to a"
-            + " publishing bridge until a receiving bridge's listener has the last", rows: [])
+        operation: "one 128-byte event of a burst, over three carried types in turn or one type over"
+            + " partitions, dispatched to a publishing bridge until a receiving bridge's listener has the last",
+        rows: [])
     let nodeName = "RedisBridge .stream, 3 types, one node"
-    let clusterName = "RedisBridge .stream, 3 types, 3-master cluster (a shard per stream)"
+    let clusterName = "RedisBridge .stream, 3 types, a shard each"
+    let partitionedName = "RedisBridge .stream, 1 type, partitions on 3 shards"
     guard RedisServer.executable != nil else {
-        report.rows = [
-            Row(name: nodeName, role: .baseline, value: nil, status: "n/a: no redis-server on PATH"),
-            Row(name: clusterName, role: .subject, value: nil, status: "n/a: no redis-server on PATH"),
-        ]
+        report.rows = [nodeName, clusterName, partitionedName].enumerated().map { index, name in
+            Row(name: name, role: index == 0 ? .baseline : .subject, value: nil, status: "n/a: no redis-server on PATH")
+        }
         return report
     }
     let persistence = ["--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "0"]
@@ -49,6 +51,8 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
     let rounds = effort.isQuick ? 1 : 5
     var node: [Double] = []
     var sharded: [Double] = []
+    var partitioned: [Double] = []
+    var partitionCount = 3
     do {
         let server = try RedisServer(extraArguments: persistence)
         defer { server.stop() }
@@ -66,27 +70,42 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
                 break
             }
         }
+        // A partition's slot comes from its hash tag alone (the prefix does not move it): the
+        // fewest partitions whose streams cover all three shards.
+        for candidate in 3...64 {
+            let keys = (0..<candidate).map { "{\(ShardPingA.wireName):\($0)}" }
+            if try Set(keys.map { try cluster.owner(ofKey: $0).port }).count == 3 {
+                partitionCount = candidate
+                break
+            }
+        }
+        enum Layout: CaseIterable { case node, cluster, partitioned }
         for round in 0..<rounds {
-            let order = round.isMultiple(of: 2) ? [false, true] : [true, false]
-            for onCluster in order {
+            let order = round.isMultiple(of: 2) ? Layout.allCases : Layout.allCases.reversed()
+            for layout in order {
                 let path = try await ShardedPath(
-                    redis: onCluster ? clusterConfiguration : server.configuration,
-                    prefix: (onCluster ? clusterPrefix : "node:") + "\(round):")
+                    redis: layout == .node ? server.configuration : clusterConfiguration,
+                    prefix: (layout == .node ? "node:" : clusterPrefix) + "\(round):",
+                    partitions: layout == .partitioned ? partitionCount : nil)
                 _ = await path.burst(count / 10)
                 let cost = await path.burst(count)
                 await path.close()
-                if onCluster { sharded.append(cost) } else { node.append(cost) }
+                switch layout {
+                case .node: node.append(cost)
+                case .cluster: sharded.append(cost)
+                case .partitioned: partitioned.append(cost)
+                }
             }
         }
     } catch {
-        report.rows = [
-            Row(name: nodeName, role: .baseline, value: nil, status: "failed: \(error)"),
-            Row(name: clusterName, role: .subject, value: nil, status: "failed: \(error)"),
-        ]
+        report.rows = [nodeName, clusterName, partitionedName].enumerated().map { index, name in
+            Row(name: name, role: index == 0 ? .baseline : .subject, value: nil, status: "failed: \(error)")
+        }
         return report
     }
     let nodeFigure = median(node)
     let clusterFigure = median(sharded)
+    let partitionedFigure = median(partitioned)
     report.rows = [
         Row(
             name: nodeName, role: .baseline, value: nodeFigure, status: Row.measured,
@@ -95,6 +114,10 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
             name: clusterName, role: .subject, value: clusterFigure, status: Row.measured,
             detail: formatFigure(1e9 / clusterFigure) + " events/s; " + formatRatio(clusterFigure / nodeFigure)
                 + " of one node"),
+        Row(
+            name: partitionedName, role: .subject, value: partitionedFigure, status: Row.measured,
+            detail: formatFigure(1e9 / partitionedFigure) + " events/s over \(partitionCount) partitions; "
+                + formatRatio(partitionedFigure / nodeFigure) + " of one node"),
     ]
     report.note =
         "All processes share this machine's cores: three shards here show what routing and a reader per"
@@ -102,7 +125,8 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
     return report
 }
 
-/// A publishing bridge and a receiving one carrying the three types as streams.
+/// A publishing bridge and a receiving one carrying the three types as streams, or with
+/// `partitions`, the first type alone on that many partition streams (keyed by its number).
 @MainActor
 private final class ShardedPath {
     let sending = EventCenter()
@@ -111,8 +135,10 @@ private final class ShardedPath {
     let receiver: RedisBridge
     let arrivals = ShardArrivals()
     var listeners: [Subscription] = []
+    let isPartitioned: Bool
 
-    init(redis: RedisConfiguration, prefix: String) async throws {
+    init(redis: RedisConfiguration, prefix: String, partitions: Int? = nil) async throws {
+        isPartitioned = partitions != nil
         func configuration(_ source: String) -> RedisBridge.Configuration {
             var configuration = RedisBridge.Configuration(redis: redis, source: source)
             configuration.keyPrefix = prefix
@@ -122,9 +148,15 @@ private final class ShardedPath {
         sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
         receiver = RedisBridge(center: receiving, configuration: configuration("bench/receiver"))
         for (bridge, direction) in [(receiver, RedisBridge.Direction.incoming), (sender, .outgoing)] {
-            try bridge.carry(ShardPingA.self, mode: .stream, direction: direction)
-            try bridge.carry(ShardPingB.self, mode: .stream, direction: direction)
-            try bridge.carry(ShardPingC.self, mode: .stream, direction: direction)
+            if let partitions {
+                try bridge.carry(
+                    ShardPingA.self, mode: .stream, partitions: partitions, by: { String($0.n % 64) },
+                    direction: direction)
+            } else {
+                try bridge.carry(ShardPingA.self, mode: .stream, direction: direction)
+                try bridge.carry(ShardPingB.self, mode: .stream, direction: direction)
+                try bridge.carry(ShardPingC.self, mode: .stream, direction: direction)
+            }
             try await bridge.start()
         }
         let arrivals = arrivals
@@ -142,6 +174,10 @@ private final class ShardedPath {
         let clock = ContinuousClock()
         let start = clock.now
         for n in 0..<count {
+            if isPartitioned {
+                sending.dispatch(ShardPingA(n: n, body: shardBody))
+                continue
+            }
             switch n % 3 {
             case 0: sending.dispatch(ShardPingA(n: n, body: shardBody))
             case 1: sending.dispatch(ShardPingB(n: n, body: shardBody))
