@@ -22,6 +22,11 @@ extension RedisBridge {
     /// events in different partitions may arrive in any order. The key's hash is the same in
     /// every process and across restarts.
     ///
+    /// On one server, one reader reads every partition with one command. On a cluster, one
+    /// command cannot read streams of different slots, so each partition has a reader and a
+    /// connection of its own: a few partitions per shard spread the load, hundreds only add
+    /// connections.
+    ///
     /// One partition is the plain stream `<keyPrefix><wire name>`. Partitions are for streams:
     /// `partitions` above 1 with ``Mode/pubSub``, or outside `1...1024`, throws
     /// ``RedisBridgeError/invalidConfiguration(_:)``. A failure policy applies to every
