@@ -22,13 +22,12 @@ struct PartitionLayoutCheckTests {
         _ server: RedisServer, source: String, partitions: Int, direction: RedisBridge.Direction,
         center: EventCenter = EventCenter(), group: String? = nil, log: LogRecords? = nil
     ) async throws -> RedisBridge {
-        var configuration = bridgeConfiguration(server, source: source, errors: ErrorLog())
-        if let group { configuration.consumerGroup = group }
-        if let log { configuration.logHandler = { log.record($0) } }
-        let bridge = RedisBridge(center: center, configuration: configuration)
-        try bridge.carry(KeyedTick.self, mode: .stream, partitions: partitions, by: \.key, direction: direction)
-        try await bridge.start()
-        return bridge
+        try await startedKeyedTickBridge(
+            server, source: source, partitions: partitions, direction: direction, center: center,
+            configure: { configuration in
+                if let group { configuration.consumerGroup = group }
+                if let log { configuration.logHandler = { log.record($0) } }
+            })
     }
 
     /// The warnings of `log` once its bridge's check is done (it logs that last).

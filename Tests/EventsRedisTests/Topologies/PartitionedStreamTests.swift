@@ -20,6 +20,24 @@ func inOrderPerKey(_ ticks: [KeyedTick]) -> Bool {
     }
 }
 
+/// A started bridge on `server` carrying `KeyedTick` as a stream on `partitions` partitions in
+/// `direction`, keyed by `key` (nil: by the sender's subject), with `configure` applied to the
+/// test configuration.
+func startedKeyedTickBridge(
+    _ server: RedisServer, source: String, partitions: Int, direction: RedisBridge.Direction,
+    center: EventCenter = EventCenter(), errors: ErrorLog = ErrorLog(),
+    by key: (@Sendable (KeyedTick) -> String)? = { $0.key }, onFailure policy: RedisBridge.FailurePolicy? = nil,
+    configure: (inout RedisBridge.Configuration) -> Void = { _ in }
+) async throws -> RedisBridge {
+    var configuration = bridgeConfiguration(server, source: source, errors: errors)
+    configure(&configuration)
+    let bridge = RedisBridge(center: center, configuration: configuration)
+    try bridge.carry(
+        KeyedTick.self, mode: .stream, partitions: partitions, by: key, direction: direction, onFailure: policy)
+    try await bridge.start()
+    return bridge
+}
+
 @Suite("Stream partitions, by key")
 struct StreamPartitionKeyTests {
     @Test("partition keys are hash tags of their own, and one partition is the plain stream")
@@ -68,16 +86,12 @@ struct PartitionedStreamTests {
         let consumerCenter = EventCenter()
         let received = Log<KeyedTick>()
         let listener = consumerCenter.listen(to: KeyedTick.self) { received.append($0) }
-        let consumer = RedisBridge(
-            center: consumerCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
-        try consumer.carry(KeyedTick.self, mode: .stream, partitions: Self.partitions, direction: .incoming)
-        try await consumer.start()
+        let consumer = try await startedKeyedTickBridge(
+            server, source: "c", partitions: Self.partitions, direction: .incoming, center: consumerCenter,
+            errors: errors)
         let center = EventCenter()
-        let publisher = RedisBridge(
-            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
-        try publisher.carry(
-            KeyedTick.self, mode: .stream, partitions: Self.partitions, by: { $0.key }, direction: .outgoing)
-        try await publisher.start()
+        let publisher = try await startedKeyedTickBridge(
+            server, source: "p", partitions: Self.partitions, direction: .outgoing, center: center, errors: errors)
 
         let keys = (0..<12).map { "customer-\($0)" }
         let perKey = 40
@@ -114,16 +128,16 @@ struct PartitionedStreamTests {
         let consumerCenter = EventCenter()
         let received = Log<KeyedTick>()
         let listener = consumerCenter.listen(to: KeyedTick.self) { received.append($0) }
-        let consumer = RedisBridge(
-            center: consumerCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
-        try consumer.carry(KeyedTick.self, mode: .stream, partitions: Self.partitions, direction: .incoming)
-        try await consumer.start()
+        let consumer = try await startedKeyedTickBridge(
+            server, source: "c", partitions: Self.partitions, direction: .incoming, center: consumerCenter,
+            errors: errors)
         let center = EventCenter()
-        var configuration = bridgeConfiguration(server, source: "p", errors: errors)
-        configuration.subject = { sender in sender.object(as: Checkout.self) == nil ? "none" : "checkout" }
-        let publisher = RedisBridge(center: center, configuration: configuration)
-        try publisher.carry(KeyedTick.self, mode: .stream, partitions: Self.partitions, direction: .outgoing)
-        try await publisher.start()
+        let publisher = try await startedKeyedTickBridge(
+            server, source: "p", partitions: Self.partitions, direction: .outgoing, center: center, errors: errors,
+            by: nil,
+            configure: { configuration in
+                configuration.subject = { sender in sender.object(as: Checkout.self) == nil ? "none" : "checkout" }
+            })
 
         let checkout = Checkout()
         for n in 1...100 {
@@ -157,18 +171,12 @@ struct PartitionedStreamTests {
             attempts.append(event.key)
             if event.n % 2 == 0 { throw PartitionedBroke() }
         }
-        let consumer = RedisBridge(
-            center: consumerCenter, configuration: bridgeConfiguration(server, source: "c", errors: errors))
-        try consumer.carry(
-            KeyedTick.self, mode: .stream, partitions: Self.partitions, direction: .incoming,
-            onFailure: .retry(maxDeliveries: 2, backoff: .constant(.milliseconds(50))))
-        try await consumer.start()
+        let consumer = try await startedKeyedTickBridge(
+            server, source: "c", partitions: Self.partitions, direction: .incoming, center: consumerCenter,
+            errors: errors, onFailure: .retry(maxDeliveries: 2, backoff: .constant(.milliseconds(50))))
         let center = EventCenter()
-        let publisher = RedisBridge(
-            center: center, configuration: bridgeConfiguration(server, source: "p", errors: errors))
-        try publisher.carry(
-            KeyedTick.self, mode: .stream, partitions: Self.partitions, by: { $0.key }, direction: .outgoing)
-        try await publisher.start()
+        let publisher = try await startedKeyedTickBridge(
+            server, source: "p", partitions: Self.partitions, direction: .outgoing, center: center, errors: errors)
 
         let keys = (0..<8).map { "k\($0)" }
         for key in keys { center.dispatch(KeyedTick(key: key, n: 2)) }
