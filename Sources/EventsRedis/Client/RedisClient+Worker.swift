@@ -118,7 +118,10 @@ extension RedisClient {
     /// closed meanwhile.
     private func adopt(_ connection: RedisConnection) -> Bool {
         let published: Bool = state.withLock { state in
-            guard !state.isClosed else { return false }
+            guard !state.isClosed else {
+                state.interruption = nil
+                return false
+            }
             state.interruption = connection.interruption
             state.isStale = false
             return true
@@ -134,6 +137,21 @@ extension RedisClient {
             }
         }
         return true
+    }
+
+    /// Publishes the interruption of a connection still shaking hands, so that `close()` can
+    /// end a handshake that a silent server would hold for the whole reply timeout; `nil`
+    /// withdraws it before a failed attempt closes its connection. False when closed already.
+    private func publishOpening(_ interruption: RedisTransportInterruption?) -> Bool {
+        state.withLock { state in
+            guard let interruption else {
+                state.interruption = nil
+                return true
+            }
+            guard !state.isClosed else { return false }
+            state.interruption = interruption
+            return true
+        }
     }
 
     /// Whether the sentinels announced a new master since the connection opened (clearing the
@@ -164,7 +182,7 @@ extension RedisClient {
                         return true
                     }
                     return !batch.isEmpty
-                })
+                }, publishing: publishOpening)
             guard adopt(connection) else {
                 for request in batch { request.fail(.clientClosed) }
                 return nil
@@ -206,7 +224,7 @@ extension RedisClient {
                 do throws(RedisError) {
                     connection = try RedisConnection.openRetrying(
                         configuration, sleeper: sleeper, isCancelled: { state.withLock { $0.isClosed } },
-                        shouldRetry: { _, delay in ContinuousClock.now + delay < deadline })
+                        shouldRetry: { _, delay in ContinuousClock.now + delay < deadline }, publishing: publishOpening)
                 } catch {
                     return .failure(error)
                 }

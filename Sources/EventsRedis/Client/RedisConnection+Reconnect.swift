@@ -10,12 +10,15 @@ extension RedisConnection {
     ///     ``RedisError/clientClosed``.
     ///   - shouldRetry: asked after each retryable failure with the error and the delay before
     ///     the next attempt; returning `false` gives up and throws that error.
+    ///   - publish: receives each attempt's interruption before its handshake, and `nil` when
+    ///     the attempt fails (see `open(_:publishing:)`).
     /// - Throws: the last error when the policy's `maxAttempts` is reached, at once for errors a
     ///   new attempt cannot fix (rejected credentials, a refused `SELECT`), and
     ///   ``RedisError/clientClosed`` when cancelled.
     static func openRetrying(
         _ configuration: RedisConfiguration, shardKey: String? = nil, sleeper: DispatchSemaphore,
-        isCancelled: () -> Bool, shouldRetry: (RedisError, Duration) -> Bool
+        isCancelled: () -> Bool, shouldRetry: (RedisError, Duration) -> Bool,
+        publishing publish: (RedisTransportInterruption?) -> Bool = { _ in true }
     ) throws(RedisError) -> RedisConnection {
         var attempts = 0
         while true {
@@ -27,7 +30,7 @@ extension RedisConnection {
                 if let shardKey, let cluster = configuration.cluster {
                     return try openOwner(of: shardKey, in: cluster, configuration)
                 }
-                return try openResolved(configuration)
+                return try openResolved(configuration, publishing: publish)
             } catch {
                 guard error.isRetryable, configuration.reconnect.allowsAttempt(after: attempts) else { throw error }
                 let delay = configuration.reconnect.delay(afterFailures: attempts)

@@ -1,7 +1,12 @@
 extension RedisConnection {
     /// Opens a connection to the configured server: the fixed host, or the master the sentinels
     /// name now (see ``RedisSentinelConfiguration``).
-    static func openResolved(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+    /// `publish` receives the interruption of the connection to the server (not of those to
+    /// the sentinels), as `open(_:publishing:)` describes.
+    static func openResolved(
+        _ configuration: RedisConfiguration,
+        publishing publish: (RedisTransportInterruption?) -> Bool = { _ in true }
+    ) throws(RedisError) -> RedisConnection {
         // A cluster is reached through the client's router, which opens its nodes' connections
         // with `cluster` cleared; a connection of its own would go to `host`, the wrong server.
         if configuration.cluster != nil {
@@ -9,23 +14,25 @@ extension RedisConnection {
                 "this connection cannot follow a Redis Cluster's slot map; on a cluster use "
                     + "RedisClient's send and pipeline, and RedisSubscriber for channels (sharded Pub/Sub)")
         }
-        guard let sentinel = configuration.sentinel else { return try open(configuration) }
+        guard let sentinel = configuration.sentinel else { return try open(configuration, publishing: publish) }
         let master = try askSentinels(sentinel, configuration)
         var target = configuration
         target.host = master.host
         target.port = master.port
         target.sentinel = nil
-        let connection = try open(target)
+        let connection = try open(target, publishing: publish)
         // The sentinels may not have noticed a failover yet, or the server they name may still
         // be turning into a master: only a master takes the connection.
         let role: RESPValue
         do throws(RedisError) {
             role = try connection.command(["ROLE"])
         } catch {
+            _ = publish(nil)
             connection.close()
             throw error
         }
         guard role.array?.first?.string == "master" else {
+            _ = publish(nil)
             connection.close()
             throw .connectFailed(
                 host: master.host, port: master.port,

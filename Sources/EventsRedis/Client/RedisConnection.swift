@@ -58,11 +58,28 @@ package final class RedisConnection {
     /// ``RedisError/server(_:)`` when `SELECT` or `CLIENT SETNAME` is refused or the server is
     /// still loading its data (`LOADING`, worth retrying).
     package static func open(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+        try open(configuration, publishing: { _ in true })
+    }
+
+    /// Opens a connection as `open(_:)` does, handing its interruption to `publish` before the
+    /// handshake, so that an owner closing meanwhile can end a handshake that a silent server
+    /// would otherwise hold for the whole reply timeout. `publish` returns false when the
+    /// owner is closed already (the connection is then closed, and this throws
+    /// ``RedisError/clientClosed``); it is called with `nil` before a failed handshake's
+    /// connection is closed, to withdraw the interruption first.
+    static func open(
+        _ configuration: RedisConfiguration, publishing publish: (RedisTransportInterruption?) -> Bool
+    ) throws(RedisError) -> RedisConnection {
         let transport = try configuration.transport.connect(configuration)
         let connection = RedisConnection(configuration: configuration, transport: transport)
+        guard publish(transport.interruption) else {
+            connection.close()
+            throw .clientClosed
+        }
         do throws(RedisError) {
             try connection.handshake()
         } catch {
+            _ = publish(nil)
             connection.close()
             throw error
         }

@@ -73,7 +73,19 @@ final class RedisSubscription: Sendable {
             do throws(RedisError) {
                 connection = try RedisConnection.openRetrying(
                     configuration, shardKey: configuration.cluster == nil ? nil : channels.first, sleeper: sleeper,
-                    isCancelled: { isStopped }, shouldRetry: { _, _ in true })
+                    isCancelled: { isStopped }, shouldRetry: { _, _ in true },
+                    publishing: { opening in
+                        // Published during the handshake too, so that stopping can end it.
+                        interruption.withLock { interruption in
+                            guard let opening else {
+                                interruption = nil
+                                return true
+                            }
+                            guard !isStopped else { return false }
+                            interruption = opening
+                            return true
+                        }
+                    })
             } catch {
                 return error
             }
@@ -83,6 +95,7 @@ final class RedisSubscription: Sendable {
                 return true
             }
             guard published else {
+                interruption.withLock { $0 = nil }
                 connection.close()
                 return nil
             }
