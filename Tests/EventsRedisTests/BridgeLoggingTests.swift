@@ -90,16 +90,19 @@ struct BridgeLifecycleLoggingTests {
         await bridge.stop()
 
         let records = log.all
-        #expect(records.map(\.level) == [.debug, .info, .notice, .info], "\(records)")
+        #expect(records.map(\.level) == [.debug, .debug, .info, .notice, .info], "\(records)")
         #expect(records.map(\.message).first == "Redis bridge starting")
-        let started = records[1]
+        // A bridge that connects at start checks its streams' partition layouts before it returns.
+        #expect(records[1].message == "Redis bridge checked the partition layouts of its streams")
+        #expect(records[1].metadata["mismatches"] == "0")
+        let started = records[2]
         #expect(started.message == "Redis bridge started, connected to Redis")
         #expect(started.metadata["streams"] == "test:" + Sequenced.wireName)
         #expect(started.metadata["channels"] == "test:" + PubSubSequenced.wireName)
         #expect(started.metadata["publishing"] == "test:" + Sequenced.wireName)
         #expect(started.metadata["source"] == "life")
-        #expect(records[2].message == "Redis bridge stopping")
-        let stopped = records[3]
+        #expect(records[3].message == "Redis bridge stopping")
+        let stopped = records[4]
         #expect(stopped.message.hasPrefix("Redis bridge stopped: unpublished 0"), "\(stopped)")
         #expect(stopped.metadata["unpublishedStreamEvents"] == "0")
         #expect(stopped.metadata["pendingEntries"] == "0")

@@ -48,4 +48,32 @@ extension RedisBridge {
         try add(.typed(type, mode: mode, keys: keys, partitionKey: partitionKey), direction: direction)
         if let policy { setFailurePolicy(policy, forWireName: E.wireName) }
     }
+
+    /// Looks for other partition layouts of the carried stream types (see
+    /// `PartitionLayoutCheck`) and logs what it finds. Only the log hears it, so it only runs
+    /// with a log handler, on a connection of its own. When `start()` connected to Redis
+    /// anyway (`connected`), it runs before `start()` returns, one round trip more; otherwise
+    /// (a bridge that only publishes starts without waiting for Redis) it runs on a task,
+    /// returned with its client so that stopping can end it.
+    func checkPartitionLayouts(received: [CarriedEvent], published: [CarriedEvent], connected: Bool) async
+        -> (task: Task<Void, Never>, client: RedisClient)?
+    {
+        let check = PartitionLayoutCheck(
+            received: received, published: published, keyPrefix: configuration.keyPrefix,
+            group: configuration.consumerGroup)
+        guard configuration.logHandler != nil, !check.probes.isEmpty else { return nil }
+        let client = RedisClient(configuration.redis)
+        let configuration = configuration
+        let run: @Sendable () async -> Void = {
+            for record in await check.run(client) {
+                configuration.log(record.level, record.message, metadata: record.metadata)
+            }
+            client.close()
+        }
+        guard !connected else {
+            await run()
+            return nil
+        }
+        return (Task { await run() }, client)
+    }
 }

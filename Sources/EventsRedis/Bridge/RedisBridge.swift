@@ -81,6 +81,8 @@ public final class RedisBridge: Sendable {
         var whileStarting: (@Sendable () async -> Void)?
         /// What the `stop()` that stopped the bridge left, once it has finished.
         var shutdownReport: ShutdownReport?
+        /// The check of the partition layouts, when it runs after `start()` returned.
+        var layoutCheck: (task: Task<Void, Never>, client: RedisClient)?
     }
 
     /// The center whose events this bridge carries.
@@ -354,22 +356,8 @@ public final class RedisBridge: Sendable {
             publisher.kick()
             publishers.append(publisher)
         }
-        // Only heard through the log, so only asked for with a log handler; on a connection of
-        // its own, which stop() closes like the others should the check still be running.
-        let layoutCheck = PartitionLayoutCheck(
-            received: Array(received.values), published: published, keyPrefix: configuration.keyPrefix,
-            group: configuration.consumerGroup)
-        if configuration.logHandler != nil, !layoutCheck.probes.isEmpty {
-            let checkClient = RedisClient(configuration.redis)
-            clients.append(checkClient)
-            let configuration = configuration
-            Task {
-                for record in await layoutCheck.run(checkClient) {
-                    configuration.log(record.level, record.message, metadata: record.metadata)
-                }
-                checkClient.close()
-            }
-        }
+        let layoutCheck = await checkPartitionLayouts(
+            received: Array(received.values), published: published, connected: !consumers.isEmpty || receiver != nil)
         // Last, the stream reader: a restarted consumer delivers its pending entries first.
         let consumerTask: Task<Void, Never>? =
             consumers.isEmpty
@@ -380,6 +368,7 @@ public final class RedisBridge: Sendable {
                 }
             }
         let hook: (@Sendable () async -> Void)? = lock.withLock {
+            state.layoutCheck = layoutCheck
             state.consumerTask = consumerTask
             state.publishers = publishers
             state.clients = clients
@@ -519,6 +508,11 @@ public final class RedisBridge: Sendable {
             }
         }
         guard let wasRunning else { return earlier ?? ShutdownReport() }
+        // A check still running is given up, so that it logs nothing after this point.
+        if let layoutCheck = lock.withLock({ state.layoutCheck }) {
+            layoutCheck.client.close()
+            await layoutCheck.task.value
+        }
         configuration.log(
             .notice, "Redis bridge stopping",
             metadata: ["source": configuration.source, "drainTimeout": "\(drainTimeout)"])

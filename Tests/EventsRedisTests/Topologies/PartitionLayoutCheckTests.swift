@@ -138,6 +138,33 @@ struct PartitionLayoutCheckTests {
         withExtendedLifetime(listener) {}
     }
 
+    @Test("a publishing bridge checks after start() returns, and stopping ends a check Redis has not answered")
+    func checkEndsWithStop() async throws {
+        let server = try RedisServer()
+        // A network that swallows every byte: the check that start() leaves running waits for
+        // its reply.
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        proxy.mode = .blackHole
+        let log = LogRecords()
+        let publisher = try await startedKeyedTickBridge(
+            server, source: "p", partitions: 4, direction: .outgoing,
+            configure: { configuration in
+                configuration.redis.port = proxy.port
+                configuration.redis.replyTimeout = .seconds(60)
+                configuration.logHandler = { log.record($0) }
+            })
+        #expect(await eventually { proxy.openCount > 0 }, "the check connected")
+        let began = ContinuousClock.now
+        await publisher.stop()
+        let stopping = ContinuousClock.now - began
+        // Closing the check's connection ends it: the stop did not wait for its reply timeout.
+        #expect(stopping < .seconds(30), "stop waited \(stopping)")
+        let messages = log.all.map(\.message)
+        #expect(!messages.contains { $0.contains("checked the partition layouts") }, "\(messages)")
+        #expect(messages.last?.hasPrefix("Redis bridge stopped") == true, "\(messages)")
+    }
+
     @Test("without a log handler nothing is asked: no connection beyond the bridge's own")
     func onlyWithALogHandler() async throws {
         let server = try RedisServer()
