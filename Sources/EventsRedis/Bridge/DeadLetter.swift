@@ -24,7 +24,10 @@ extension RedisBridge {
     /// List them with ``RedisBridge/deadLetters(of:limit:)-(E.Type,_)``, put one back on its stream with
     /// ``RedisBridge/replay(_:)``, and drop them with ``RedisBridge/purgeDeadLetters(of:)-(E.Type)``.
     public struct DeadLetter: Sendable, Hashable, CustomStringConvertible {
-        /// The dead letter's own entry id in the dead-letter stream.
+        /// The dead letter's own entry id in the dead-letter stream. It is unique within that
+        /// stream only: the letters of a type's partitions, listed together, may share one
+        /// (written in the same millisecond), so tell letters apart by ``deadLetterStream`` and
+        /// `id` together.
         public let id: String
         /// The dead-letter stream's key.
         public let deadLetterStream: String

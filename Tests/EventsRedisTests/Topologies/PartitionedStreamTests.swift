@@ -207,11 +207,16 @@ struct PartitionedStreamTests {
         try await consumer.replay(replayed)
         // It fails again, twice, and comes back as a new letter on its own partition.
         #expect(await eventually { attempts.count >= keys.count * 3 + 2 })
+        // Letters on different partitions' dead-letter streams can share an entry id (written
+        // in the same millisecond): a letter is its stream and its id.
         #expect(
             await eventually {
                 letters = (try? await consumer.deadLetters(of: KeyedTick.self)) ?? []
-                return letters.count == keys.count && !letters.contains { $0.id == replayed.id }
-            })
+                return letters.count == keys.count
+                    && !letters.contains { $0.deadLetterStream == replayed.deadLetterStream && $0.id == replayed.id }
+            },
+            "\(letters.map { "\($0.stream) \($0.id) \($0.deliveries) \($0.eventJSON)" }), attempts \(attempts.count), \(consumer.statistics)"
+        )
         #expect(letters.contains { $0.stream == replayed.stream && $0.eventJSON == replayed.eventJSON })
         #expect(try await consumer.purgeDeadLetters(of: KeyedTick.self) == keys.count)
         #expect(try await consumer.deadLetters(of: KeyedTick.self).isEmpty)
