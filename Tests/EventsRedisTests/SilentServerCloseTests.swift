@@ -38,12 +38,20 @@ struct SilentServerCloseTests {
         #expect(!client.isConnected)
     }
 
-    @Test("close() ends a subscription whose connection is in its handshake, without an error")
-    func subscriberCloseEndsHandshake() async throws {
+    /// Plain, or as a sharded subscription on a cluster whose one node is behind the proxy: the
+    /// handshake with the node it asks for the slot map never ends either.
+    @Test(
+        "close() ends a subscription whose connection is in its handshake, without an error",
+        arguments: [false, true])
+    func subscriberCloseEndsHandshake(onCluster: Bool) async throws {
         let server = try RedisServer()
         let proxy = try FaultProxy(upstreamPort: server.port)
         defer { proxy.stop() }
-        let subscriber = RedisSubscriber(silentConfiguration(server, proxy))
+        var configuration = silentConfiguration(server, proxy)
+        if onCluster {
+            configuration.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: proxy.port)])
+        }
+        let subscriber = RedisSubscriber(configuration)
         let ended = Task { () -> Result<Int, any Error> in
             var count = 0
             do {

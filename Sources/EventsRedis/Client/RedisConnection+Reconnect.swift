@@ -28,7 +28,7 @@ extension RedisConnection {
                 // On a cluster, a connection for one key (a sharded subscription) goes to the
                 // master that owns the key's slot now.
                 if let shardKey, let cluster = configuration.cluster {
-                    return try openOwner(of: shardKey, in: cluster, configuration)
+                    return try openOwner(of: shardKey, in: cluster, configuration, publishing: publish)
                 }
                 return try openResolved(configuration, publishing: publish)
             } catch {

@@ -1,15 +1,18 @@
 extension RedisConnection {
     /// Opens a connection to the master that owns `key`'s slot now, asking the configured nodes
     /// for the slot map: a sharded Pub/Sub subscription (`SSUBSCRIBE`) must be made there.
-    static func openOwner(of key: String, in cluster: RedisClusterConfiguration, _ configuration: RedisConfiguration)
-        throws(RedisError) -> RedisConnection
-    {
+    /// `publish` receives the interruption of each connection it opens, as
+    /// `open(_:publishing:)` describes, and `nil` before one it does not keep is closed.
+    static func openOwner(
+        of key: String, in cluster: RedisClusterConfiguration, _ configuration: RedisConfiguration,
+        publishing publish: (RedisTransportInterruption?) -> Bool = { _ in true }
+    ) throws(RedisError) -> RedisConnection {
         let slot = ClusterSlot.of(key)
         var reasons: [String] = []
         for address in cluster.nodes {
             let node = nodeConfiguration(address, configuration)
             do throws(RedisError) {
-                let connection = try open(node)
+                let connection = try open(node, publishing: publish)
                 let map: ClusterSlotMap?
                 do throws(RedisError) {
                     do throws(RedisError) {
@@ -21,18 +24,23 @@ extension RedisConnection {
                         map = ClusterSlotMap.fromSlots(try connection.command(["CLUSTER", "SLOTS"]), asked: address)
                     }
                 } catch {
+                    _ = publish(nil)
                     connection.close()
                     throw error
                 }
                 guard let owner = map?.owner(of: slot) else {
+                    _ = publish(nil)
                     connection.close()
                     reasons.append("\(address) names no master for slot \(slot)")
                     continue
                 }
                 if owner == address { return connection }
+                _ = publish(nil)
                 connection.close()
-                return try open(nodeConfiguration(owner, configuration))
+                return try open(nodeConfiguration(owner, configuration), publishing: publish)
             } catch {
+                // Closed by its owner: asking the next node would only be closed too.
+                if error == .clientClosed { throw error }
                 reasons.append("\(address): \(error)")
             }
         }
