@@ -74,10 +74,14 @@ struct PartitionLayoutCheck: Sendable {
     /// is done; none at all when Redis cannot be asked (the bridge reports its connection
     /// problems elsewhere).
     func run(_ client: RedisClient) async -> [RedisBridge.LogRecord] {
+        // Each stream once: a type both read and published, or a publisher's first partition
+        // (probed and compared with), would otherwise be asked about twice.
         var streams: [String] = []
+        var seen: Set<String> = []
         for probe in probes {
-            streams.append(probe.stream)
-            if case .readersMissingFrom(let other) = probe.concern { streams.append(other) }
+            var involved = [probe.stream]
+            if case .readersMissingFrom(let other) = probe.concern { involved.append(other) }
+            for stream in involved where seen.insert(stream).inserted { streams.append(stream) }
         }
         guard !streams.isEmpty else { return [] }
         let commands: [[RedisArgument]] = streams.flatMap { stream in

@@ -71,6 +71,8 @@ struct PartitionLayoutCheckTests {
         let publisher = try await bridge(server, source: "p", partitions: 4, direction: .outgoing, log: log)
         let found = try #require(await warnings(log))
         #expect(found.count == 2, "\(found)")
+        // The plain stream and the first and last partitions, each asked about once.
+        #expect(log.all.last { $0.message.contains("checked the partition layouts") }?.metadata["streams"] == "3")
         let onPlain = found.first { $0.metadata["stream"] == plainStream }
         #expect(onPlain?.metadata["groups"] == "old")
         let onPartitions = found.first { $0.metadata["stream"] == partition(0) }
