@@ -1,8 +1,8 @@
 extension EventCenter {
-    // MARK: Closure listeners
+    // MARK: Listening
 
-    /// Calls `handler` with every event of type `E`, until the returned subscription is cancelled
-    /// or deinitialized.
+    /// Calls `handler` with every event that a `type` is, until the returned subscription is
+    /// cancelled or deinitialized.
     ///
     /// ```swift
     /// let subscription = center.listen(to: PostWritten.self) { post in
@@ -10,20 +10,35 @@ extension EventCenter {
     /// }
     /// ```
     ///
-    /// Keep the subscription (in a property, or with `store(in:)`):
-    /// dropping it stops the listener. The handler runs on the thread that dispatches, so it is
-    /// `@Sendable`; see ``EventCenter`` for ordering and reentrancy rules.
+    /// What `type` is decides what the listener hears:
+    /// - an ``Event`` type: its own dispatches (a dispatch of another type, even a subclass, is
+    ///   not heard);
+    /// - a protocol, as `(any CartEvent).self`, or a class that is not itself an `Event`: every
+    ///   event whose type is one (a *family*; see <doc:Families>); `(any Event).self` hears
+    ///   everything, named events included;
+    /// - ``NamedEvent``: every named event, whatever its name (to hear one name, pass an
+    ///   ``EventName``);
+    /// - ``Sent``, as `Sent<PostWritten>.self`: what its event type hears, each event handed
+    ///   over with the ``Sender`` that dispatched it.
+    ///
+    /// Keep the subscription (in a property, or with `store(in:)`): dropping it stops the
+    /// listener. The handler runs on the thread that dispatches unless `delivery` says
+    /// otherwise, so it is `@Sendable`; see ``EventCenter`` for ordering and reentrancy rules.
+    /// A listener that may stop an event from reaching the listeners after it is registered
+    /// with ``intercept(_:from:priority:once:file:line:_:)``.
     ///
     /// - Parameters:
-    ///   - type: The event type to hear.
+    ///   - type: What to hear (see above).
     ///   - delivery: Where the handler runs; see ``Delivery``. Defaults to the dispatching thread.
+    ///     For `@MainActor` handlers pass ``MainActorDelivery/main``; for an actor, use
+    ///     `listen(to:isolatedTo:)`.
     ///   - sender: When given, only events dispatched `from:` this very object are heard. It is
     ///     held weakly; once it deinitializes the listener ends.
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
-    ///   - receivingCurrent: When true, the listener first receives the current values of `E`
-    ///     (kept by `dispatch(_:from:keepingCurrent:file:line:)`) in its own context, before any
-    ///     newer event. Defaults to false.
+    ///   - receivingCurrent: When true, the listener first receives the current values it hears
+    ///     (kept by `dispatch(_:from:keepingCurrent:file:line:)`) in its own context, before
+    ///     any newer event. Defaults to false.
     ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
     ///     another context than the posting thread: with `on: .postingThread` (the default) and
     ///     a non-nil value the program stops with a precondition failure, so pass
@@ -33,9 +48,10 @@ extension EventCenter {
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives each event.
     // Inlinable so that the record's class, generic over `E`, is instantiated where `E` is known:
-    // otherwise every call looks its metadata up in the runtime's generic cache.
+    // otherwise every call looks its metadata up in the runtime's generic cache. The tests of
+    // what `E` is fold away there too.
     @inlinable
-    public func listen<E: Event>(
+    public func listen<E: Sendable>(
         to type: E.Type,
         on delivery: Delivery = .postingThread,
         from sender: AnyObject? = nil,
@@ -48,11 +64,12 @@ extension EventCenter {
         _ handler: consuming @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         let callSite = CallSite(fileID: file, line: line)
-        guard delivery.isPostingThread, coalescing == nil else {
+        // The usual listener, an event type's own closure on the dispatching thread, is stored as
+        // is; every other goes through the general path.
+        guard delivery.isPostingThread, coalescing == nil, E.self is any Event.Type, E.self != NamedEvent.self else {
             return listen(
                 type, in: delivery, sender: sender, priority: priority, once: once, receivingCurrent: receivingCurrent,
-                coalescing: coalescing,
-                callSite: callSite, handler)
+                coalescing: coalescing, callSite: callSite, handler)
         }
         // The handler and the record are handed on rather than copied (`consuming`, `consume`):
         // each copy was a retain and a release per registration.
@@ -63,51 +80,25 @@ extension EventCenter {
         return register(consume record, receivingCurrent: receivingCurrent)
     }
 
-    /// The closure form of `listen` for a listener in another context.
+    /// The closure form of `listen` for every listener but an event type's own on the
+    /// dispatching thread.
     @usableFromInline
-    func listen<E: Event>(
+    func listen<E: Sendable>(
         _ type: E.Type, in delivery: Delivery, sender: AnyObject?, priority: Priority, once: Bool,
-        receivingCurrent: Bool = false, coalescing: Coalescing?, callSite: CallSite,
+        receivingCurrent: Bool, coalescing: Coalescing?, callSite: CallSite,
         _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
-        register(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery.kind, receivingCurrent: receivingCurrent, coalescing: coalescing
-        ) { _, event, _ in try handler(event) }
-    }
-
-    /// Calls `handler` with every event of type `E` and the ``Sender`` that dispatched it (nil
-    /// when it was dispatched without `from:`).
-    ///
-    /// ```swift
-    /// let subscription = center.listen(to: PostWritten.self) { post, sender in
-    ///     print(post.title, "from", sender?.description ?? "nobody")
-    /// }
-    /// ```
-    ///
-    /// Same rules and parameters as the closure form `listen(to:) { event in }`.
-    public func listen<E: Event>(
-        to type: E.Type,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (E, Sender?) throws -> Void
-    ) -> Subscription {
-        register(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { _, event, sender in try handler(event, sender) }
+        let options = ListenerOptions(
+            sender: sender, priority: priority, once: once, callSite: callSite, receivingCurrent: receivingCurrent,
+            coalescing: coalescing)
+        return register(hearing: type, options: options, place: .delivery(delivery.kind)) { _, event, _ in
+            try handler(event)
+        }
     }
 
     // MARK: Owner-bound listeners
 
-    /// Calls `handler` with every event of type `E` for as long as `owner` lives.
+    /// Calls `handler` with every event that a `type` is, for as long as `owner` lives.
     ///
     /// The owner is held weakly and handed to the handler as its first argument, so the handler
     /// never needs to capture it and no retain cycle can form:
@@ -126,7 +117,8 @@ extension EventCenter {
     /// The listener ends when the owner deinitializes (it is never called afterwards), when
     /// the returned subscription is cancelled, or on ``remove(_:)`` and its variants. Dropping
     /// the subscription does not end it. The owner must be `Sendable`, because the handler runs
-    /// on whichever thread dispatches.
+    /// on whichever thread dispatches. What `type` hears is as for `listen(to:)`: an event
+    /// type, a family, ``NamedEvent`` or ``Sent``.
     ///
     /// A `key` names the registration for removal and makes a repeated registration a no-op: a
     /// registration with the same owner, key, event type and sender as a live one is ignored,
@@ -142,7 +134,7 @@ extension EventCenter {
     /// ```
     ///
     /// - Parameters:
-    ///   - type: The event type to hear.
+    ///   - type: What to hear, as for `listen(to:)`.
     ///   - owner: The object whose lifetime bounds the listener; held weakly.
     ///   - key: Any `Hashable & Sendable` value (a string, an enum case) that names the
     ///     registration. Leave it out for a registration without a key, which is always distinct.
@@ -150,13 +142,10 @@ extension EventCenter {
     ///   - sender: When given, only events dispatched `from:` this object are heard (held weakly).
     ///   - priority: Higher runs earlier; ties run in registration order.
     ///   - once: When true, the listener ends after its first event.
-    ///   - receivingCurrent: When true, the listener first receives the current values of `E`
+    ///   - receivingCurrent: When true, the listener first receives the current values it hears
     ///     in its own context, before any newer event; see ``CurrentValueScope``.
     ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
-    ///     another context than the posting thread: with `on: .postingThread` (the default) and
-    ///     a non-nil value the program stops with a precondition failure, so pass
-    ///     `on: .background`, `.queue(_:)` or `.operationQueue(_:)`. Defaults to nil (every
-    ///     event is delivered).
+    ///     another context than the posting thread, as for `listen(to:)`.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.
     ///   - handler: Receives the owner and each event.
@@ -164,7 +153,7 @@ extension EventCenter {
     // key of an optional type whose value is nil stays a key, as it was before a default
     // existed.
     @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
+    public func listen<E: Sendable, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
         key: some Hashable & Sendable = Never?.none,
@@ -178,130 +167,33 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
-        registerOwned(
-            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { owner, event, _ in try handler(owner, event) }
-    }
-
-    /// The owner-bound form whose handler also receives the ``Sender``; with a `key`, a
-    /// repeated registration is ignored, as for the form without the sender.
-    @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
-        to type: E.Type,
-        owner: Owner,
-        key: some Hashable & Sendable = Never?.none,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, E, Sender?) throws -> Void
-    ) -> Subscription {
-        registerOwned(
-            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing,
-            body: handler)
+        let options = ListenerOptions(
+            owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        if delivery.isPostingThread, coalescing == nil, case .events(let eventKey) = Hearing(of: type),
+            eventKey == EventKey(E.self)
+        {
+            return registerOwned(type, owner: owner, options: options) { owner, event, _ in try handler(owner, event) }
+        }
+        return register(hearing: type, options: options, place: .delivery(delivery.kind)) { owner, event, _ in
+            try handler(Self.typedOwner(owner, as: Owner.self), event)
+        }
     }
 
     // MARK: Registration
 
-    /// Registers a listener whose handler runs in `delivery`'s context: `run` is called there.
-    func register<E: Event>(
-        _ type: E.Type,
-        eventKey: EventKey = EventKey(E.self),
-        owner: (any AnyObject & Sendable)?,
-        key: ListenerKey?,
-        sender: AnyObject?,
-        priority: Priority,
-        once: Bool,
-        callSite: CallSite,
-        delivery: Delivery.Kind = .postingThread,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
-    ) -> Subscription {
-        if let coalescing {
-            return registerCoalesced(
-                type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-                callSite: callSite, delivery: delivery, coalescing: coalescing, receivingCurrent: receivingCurrent,
-                run: run)
-        }
-        let route: (any AsyncRoute<E>)?
-        if case .postingThread = delivery {
-            route = nil
-        } else {
-            route = SerialRoute(mailbox: makeMailbox(for: delivery), inlineOnMainThread: false, run: run)
-        }
-        return register(
-            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: route == nil ? run : nil, route: route, context: ListenerContext(delivery),
-            receivingCurrent: receivingCurrent)
-    }
-
-    /// Creates the record and puts it in the registry, or returns the live duplicate (rule 3).
-    func register<E: Event>(
-        _ type: E.Type,
-        eventKey: EventKey = EventKey(E.self),
-        owner: (any AnyObject & Sendable)?,
-        key: ListenerKey?,
-        sender: AnyObject?,
-        priority: Priority,
-        once: Bool,
-        callSite: CallSite,
-        handler: (@Sendable (AnyObject?, E, Sender?) throws -> Void)?,
-        route: (any AsyncRoute<E>)?,
-        context: ListenerContext? = nil,
-        receivingCurrent: Bool = false
-    ) -> Subscription {
-        precondition((handler == nil) != (route == nil), "a listener has a handler or a route")
-        // Only named listeners need a sequence: their lists are merged with the list of every
-        // name. A typed key is implied by the record's class.
-        let isTyped = eventKey == EventKey(E.self)
-        let details = ListenerDetails.make(
-            eventKey: isTyped ? nil : eventKey, sequence: isTyped ? 0 : nextSequence(), priority: priority, key: key,
-            owner: owner, sender: sender)
-        let record: ListenerRecord
-        if let route {
-            // Actor routes say which actor; every other route's registration passes its context.
-            let context = context ?? (route as? any ActorBoundRoute).map { .actor($0.actorType) }
-            record = RoutedRecord<E>(
-                registry: registry, once: once, callSite: callSite, details: details, route: route,
-                context: context ?? .background)
-        } else {
-            record = HandlerRecord<E>(
-                registry: registry, once: once, callSite: callSite, details: details,
-                handler: handler.unsafelyUnwrapped)
-        }
-        return register(record, receivingCurrent: receivingCurrent)
-    }
-
-    /// Registers an owner-bound listener. On the posting thread its record calls `body` with the
-    /// owner already typed (no wrapper closure per call); elsewhere it goes through a route.
-    func registerOwned<E: Event, Owner: AnyObject & Sendable>(
-        _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool = false, coalescing: Coalescing?,
+    /// Registers an owner-bound listener of an event type's own list on the posting thread: its
+    /// record calls `body` with the owner already typed (no wrapper closure per call).
+    func registerOwned<E: Sendable, Owner: AnyObject & Sendable>(
+        _ type: E.Type, owner: Owner, options: ListenerOptions,
         body: @escaping @Sendable (Owner, E, Sender?) throws -> Void
     ) -> Subscription {
-        guard case .postingThread = delivery, coalescing == nil else {
-            return register(
-                type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-                delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
-            ) { owner, event, sender in
-                // A checked cast: this runs once per queued delivery, next to a hop to another
-                // context, where an unchecked one would not show.
-                try body(owner! as! Owner, event, sender)
-            }
-        }
         let record = OwnerHandlerRecord<E, Owner>(
-            registry: registry, once: once, callSite: callSite, owner: owner,
-            details: .make(eventKey: nil, priority: priority, key: key, owner: nil, sender: sender), body: body)
-        return register(record, receivingCurrent: receivingCurrent)
+            registry: registry, once: options.once, callSite: options.callSite, owner: owner,
+            details: .make(
+                eventKey: nil, priority: options.priority, key: options.key, owner: nil, sender: options.sender),
+            body: body)
+        return register(record, receivingCurrent: options.receivingCurrent)
     }
 
     /// Puts `record` in the registry, or returns the live duplicate of a keyed owner-bound one.

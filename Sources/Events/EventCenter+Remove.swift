@@ -11,8 +11,8 @@ extension EventCenter {
     }
 
     /// Ends the listeners that `owner` registered for events of type `E`, whatever their key.
-    public func remove<E: Event>(_ owner: AnyObject, for type: E.Type) {
-        removeListeners(of: owner, in: EventKey(type)) { _ in true }
+    public func remove<E: Sendable>(_ owner: AnyObject, for type: E.Type) {
+        removeListeners(of: owner, in: Hearing.listKey(of: type)) { _ in true }
     }
 
     /// Ends the listeners that `owner` registered with `key`, for every event type.
@@ -22,9 +22,9 @@ extension EventCenter {
     }
 
     /// Ends the listener that `owner` registered with `key` for events of type `E`.
-    public func remove<E: Event>(_ owner: AnyObject, key: some Hashable & Sendable, for type: E.Type) {
+    public func remove<E: Sendable>(_ owner: AnyObject, key: some Hashable & Sendable, for type: E.Type) {
         let key = ListenerKey(key)
-        removeListeners(of: owner, in: EventKey(type)) { $0.key == key }
+        removeListeners(of: owner, in: Hearing.listKey(of: type)) { $0.key == key }
     }
 
     /// Retires the matching records, then purges their lists. Matching runs outside the registry

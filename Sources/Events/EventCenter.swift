@@ -137,11 +137,21 @@ public final class EventCenter: Sendable {
     /// center.dispatch(PostWritten(title: "Hello"), from: self)
     /// ```
     ///
+    /// Two options change what happens to an event beyond this dispatch (pass one at most):
+    /// `keepingCurrent:` keeps it as the current value of its type, for listeners that register
+    /// later with `receivingCurrent: true`; `holdingIfUnheard:` keeps it, if no listener heard
+    /// it, for the first one that comes (see <doc:FlowControl>). A ``NamedEvent`` is dispatched
+    /// under its name, with this call's sender: a way to pass a received named event on.
+    ///
     /// - Parameters:
-    ///   - event: The event. Listeners of exactly its static type `E` receive it.
+    ///   - event: The event. Listeners of exactly its static type `E` receive it, and the
+    ///     listeners of every family it belongs to.
     ///   - sender: The object dispatching it, if any: listeners registered with `from:` hear
-    ///     only their sender, and any listener can read it through the ``Sender`` handler
-    ///     parameter. It is not retained beyond the call unless a handler keeps its ``Sender``.
+    ///     only their sender, and listeners of ``Sent`` receive it with the event. It is not
+    ///     retained beyond the call unless a handler keeps its ``Sender``.
+    ///   - scope: When given, the event becomes the current value of its type (``CurrentValueScope``).
+    ///   - hold: When given and no listener receives the event, it is held for the first listener
+    ///     that registers (``EventHold``).
     ///   - file: The file of the call, recorded by diagnostics (``EventCenter/diagnostics``,
     ///     ``EventCenter/tracer``); leave the default.
     ///   - line: The line of the call, likewise.
@@ -152,8 +162,20 @@ public final class EventCenter: Sendable {
     // The call site is only materialized on the observed path.
     @inlinable @discardableResult
     public func dispatch<E: Event>(
-        _ event: E, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
+        _ event: E,
+        from sender: AnyObject? = nil,
+        keepingCurrent scope: CurrentValueScope? = nil,
+        holdingIfUnheard hold: EventHold? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Int {
+        // Both tests fold away where the call is specialized: with the defaults, and for any type
+        // but `NamedEvent`, the plain path below is all that is left.
+        if _slowPath(scope != nil || hold != nil || E.self == NamedEvent.self) {
+            return dispatch(
+                event, from: sender, keepingCurrent: scope, holdingIfUnheard: hold,
+                callSite: CallSite(fileID: file, line: line))
+        }
         guard let listeners = registry.snapshot(for: EventKey(E.self)) else {
             guard _slowPath(needsSlowDispatch) else { return 0 }
             return slowDispatch(event, to: nil, from: sender, callSite: CallSite(fileID: file, line: line))
@@ -325,8 +347,8 @@ public final class EventCenter: Sendable {
     /// How many listeners would currently receive an event of type `E` from some sender.
     ///
     /// Listeners whose owner or sender has deinitialized are not counted (and are reclaimed).
-    public func listenerCount<E: Event>(for type: E.Type) -> Int {
-        liveListenerCount(for: EventKey(type))
+    public func listenerCount<E: Sendable>(for type: E.Type) -> Int {
+        liveListenerCount(for: Hearing.listKey(of: type))
     }
 
     /// Counts the live listeners of `key`, reclaiming the dead ones it finds.
@@ -342,7 +364,7 @@ public final class EventCenter: Sendable {
     }
 
     /// Whether any listener would currently receive an event of type `E`.
-    public func hasListeners<E: Event>(for type: E.Type) -> Bool {
+    public func hasListeners<E: Sendable>(for type: E.Type) -> Bool {
         listenerCount(for: type) > 0
     }
 }

@@ -307,13 +307,24 @@ struct NamedListeningTests {
         let log = Recorder<String>()
         let typed = center.listen(to: Tick.self) { _ in log.record("typed") }
         let named = center.listen(to: "Tick") { _ in log.record("named") }
-        let all = center.listenToAllNames { _ in log.record("all names") }
-        // A typed listener of NamedEvent is a typed listener: names do not reach it.
-        let typedNamed = center.listen(to: NamedEvent.self) { _ in log.record("typed NamedEvent") }
+        // Listening to NamedEvent itself is listening to every name.
+        let all = center.listen(to: NamedEvent.self) { _ in log.record("all names") }
         #expect(center.dispatch(Tick(n: 1)) == 1)
         #expect(center.dispatch("Tick") == 2)
         #expect(log.values == ["typed", "named", "all names"])
-        _ = (typed, named, all, typedNamed)
+        _ = (typed, named, all)
+    }
+
+    @Test func aNamedEventDispatchedAsAValueGoesOutUnderItsName() throws {
+        let center = EventCenter()
+        let log = Recorder<String>()
+        let named = center.listen(to: "Tick") { event in log.record("named \(try event.data(as: Int.self))") }
+        let all = center.listen(to: NamedEvent.self) { event in log.record("all \(event.name)") }
+        let event = NamedEvent(name: "Tick", data: 7)
+        #expect(center.dispatch(event) == 2)
+        #expect(center.dispatchWithResult(event).received == 2)
+        #expect(log.values == ["named 7", "all Tick", "named 7", "all Tick"])
+        _ = (named, all)
     }
 
     @Test func dispatchingAReceivedEventPassesOnItsNameDataAndPayload() throws {

@@ -6,7 +6,7 @@ import Foundation
 /// call (or, for `MainActorDelivery.main` on the main thread, makes it at once).
 @usableFromInline
 protocol AsyncRoute<E>: Sendable {
-    associatedtype E: Event
+    associatedtype E: Sendable
 
     /// Delivers `event`; when `collector` is set, reports the outcome to it.
     func deliver(
@@ -16,7 +16,7 @@ protocol AsyncRoute<E>: Sendable {
 
 /// A listener served by a serial mailbox on a dispatch queue, an operation queue or the main
 /// queue. `run` executes in that context (for main-actor listeners it asserts the isolation).
-struct SerialRoute<E: Event>: AsyncRoute {
+struct SerialRoute<E: Sendable>: AsyncRoute {
     let mailbox: SerialMailbox
     let inlineOnMainThread: Bool
     let run: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
@@ -43,7 +43,7 @@ struct SerialRoute<E: Event>: AsyncRoute {
 }
 
 /// A listener isolated to an actor (its owner), served by a mailbox drained by one task.
-struct ActorRoute<E: Event, A: Actor>: AsyncRoute {
+struct ActorRoute<E: Sendable, A: Actor>: AsyncRoute {
     let mailbox = ActorMailbox()
     let handler: @Sendable (isolated A, E, Sender?) throws -> Void
 

@@ -23,7 +23,7 @@ package final class DispatchBatch: Sendable {
     package func dispatch(
         _ name: EventName, from sender: AnyObject? = nil, data: (any Sendable)? = nil, through center: EventCenter
     ) {
-        center.dispatch(name, from: sender, data: data, payload: Payload(), reportingTo: collector)
+        center.dispatch(name, from: sender, data: data.map { .value($0) }, payload: Payload(), reportingTo: collector)
     }
 
     /// Returns once every listener has finished with every event of the batch; without

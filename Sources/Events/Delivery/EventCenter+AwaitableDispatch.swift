@@ -28,6 +28,10 @@ extension EventCenter {
 
     /// Dispatches `event`, reporting every handler's outcome to `collector`.
     func dispatch<E: Event>(_ event: E, from sender: AnyObject?, reportingTo collector: ReportCollector) {
+        if let named = event as? NamedEvent {
+            return dispatch(
+                named.name, from: sender, data: named.data, payload: named.payload, reportingTo: collector)
+        }
         // The snapshot first, then the flags: a stopping listener in the snapshot has set its flag.
         let listeners = registry.snapshot(for: EventKey(E.self))
         if needsSlowDispatch {

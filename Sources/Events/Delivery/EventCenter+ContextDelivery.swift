@@ -24,7 +24,7 @@ extension EventCenter {
 
     /// Runs a delivery synchronously on this thread (posting-thread listeners, and main-actor
     /// listeners dispatched on the main thread), reporting a thrown error.
-    func runNow<E: Event>(
+    func runNow<E: Sendable>(
         _ listener: TypedListenerRecord<E>, collector: ReportCollector?, _ body: (AnyObject?) throws -> Void
     ) {
         // The dispatch loop checked the owner a moment ago; load it again to hold it strongly
@@ -53,7 +53,7 @@ extension EventCenter {
 
     /// Runs a queued delivery when its turn comes: skipped if the listener was cancelled or
     /// removed, or its owner died, since it was queued.
-    func runQueued<E: Event>(
+    func runQueued<E: Sendable>(
         _ listener: TypedListenerRecord<E>, collector: ReportCollector?, stamp: QueueStamp? = nil,
         _ body: (AnyObject?) throws -> Void
     ) {
@@ -75,7 +75,7 @@ extension EventCenter {
 
     /// `runQueued` with diagnostics on or a tracer installed: the same steps, timed, checked
     /// for slowness and traced; the running listener is known to dispatches made from it.
-    private func runQueuedObserved<E: Event>(
+    private func runQueuedObserved<E: Sendable>(
         _ listener: TypedListenerRecord<E>, collector: ReportCollector?, stamp: QueueStamp?,
         _ body: (AnyObject?) throws -> Void
     ) {

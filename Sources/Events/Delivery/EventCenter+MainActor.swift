@@ -1,7 +1,8 @@
 extension EventCenter {
     // MARK: Main-actor listeners
 
-    /// Calls a `@MainActor` handler with every event of type `E`.
+    /// Calls a `@MainActor` handler with every event that a `type` is (as for `listen(to:)`: an
+    /// event type, a family, ``NamedEvent`` or ``Sent``).
     ///
     /// The compiler knows the handler is main-actor isolated, so it can update UI state directly,
     /// whatever thread dispatches:
@@ -22,7 +23,7 @@ extension EventCenter {
     /// ``Coalescing``; with ``Coalescing/mainActorTurn`` the handler is always enqueued, even
     /// with `.main`). Otherwise the same rules and parameters as the posting-thread closure form
     /// `listen(to:) { event in }`.
-    public func listen<E: Event>(
+    public func listen<E: Sendable>(
         to type: E.Type,
         on delivery: MainActorDelivery,
         from sender: AnyObject? = nil,
@@ -34,38 +35,15 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (E) throws -> Void
     ) -> Subscription {
-        registerOnMainActor(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { _, event, _ in
+        let options = ListenerOptions(
+            sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
+            receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return register(hearing: type, options: options, place: .mainActor(delivery)) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
     }
 
-    /// The main-actor closure form whose handler also receives the ``Sender``.
-    public func listen<E: Event>(
-        to type: E.Type,
-        on delivery: MainActorDelivery,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @MainActor @Sendable (E, Sender?) throws -> Void
-    ) -> Subscription {
-        registerOnMainActor(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { _, event, sender in
-            try MainActor.assumeIsolated { try handler(event, sender) }
-        }
-    }
-
-    /// Calls a `@MainActor` handler with every event of type `E` for as long as `owner` lives.
+    /// Calls a `@MainActor` handler with every event that a `type` is, for as long as `owner` lives.
     ///
     /// Made for view controllers and view models: a `@MainActor` class can be the owner, and the
     /// handler receives it isolated, with no capture and no warning:
@@ -85,7 +63,7 @@ extension EventCenter {
     /// event was dispatched. With a `key`, a repeated registration with the same owner, key,
     /// event type and sender is ignored (see the posting-thread owner-bound form).
     @discardableResult
-    public func listen<E: Event, Owner: AnyObject & Sendable>(
+    public func listen<E: Sendable, Owner: AnyObject & Sendable>(
         to type: E.Type,
         owner: Owner,
         key: some Hashable & Sendable = Never?.none,
@@ -99,56 +77,18 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
-        registerOnMainActor(
-            type, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery, receivingCurrent: receivingCurrent,
-            coalescing: coalescing, handler: handler)
-    }
-
-    /// Registers an owner-bound main-actor listener. A function of its own, generic over the
-    /// event and the owner alone, so that the wrapper closure it builds, called on every
-    /// delivery, does not carry the generic context of the caller's key.
-    private func registerOnMainActor<E: Event, Owner: AnyObject & Sendable>(
-        _ type: E.Type, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool = false, coalescing: Coalescing?,
-        handler: @escaping @MainActor @Sendable (Owner, E) throws -> Void
-    ) -> Subscription {
-        registerOnMainActor(
-            type, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
-        ) { owner, event, _ in
-            // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
-            // made inline on the main thread. Safe because the owner handed here is the one
-            // loaded from the listener's own record (inline, or when a queued delivery's turn
-            // comes), which holds the `Owner` given at registration, and it is handed on only
-            // when it is not nil.
-            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+        let options = ListenerOptions(
+            owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return register(hearing: type, options: options, place: .mainActor(delivery)) { owner, event, _ in
+            let owner = Self.typedOwner(owner, as: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
         }
     }
 
-    func registerOnMainActor<E: Event>(
-        _ type: E.Type, eventKey: EventKey = EventKey(E.self), owner: (any AnyObject & Sendable)?, key: ListenerKey?,
-        sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery, receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil, run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
-    ) -> Subscription {
-        if let coalescing {
-            return registerCoalescedOnMainActor(
-                type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-                callSite: callSite, delivery: delivery, coalescing: coalescing, receivingCurrent: receivingCurrent,
-                run: run)
-        }
-        let route = SerialRoute(mailbox: makeMainMailbox(), inlineOnMainThread: delivery == .main, run: run)
-        return register(
-            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, handler: nil, route: route, context: .mainActor(delivery),
-            receivingCurrent: receivingCurrent)
-    }
-
     // MARK: Actor listeners
 
-    /// Calls `handler` isolated to `actor` with every event of type `E`, for as long as the
+    /// Calls `handler` isolated to `actor` with every event that a `type` is, for as long as the
     /// actor lives.
     ///
     /// The handler's first parameter is the actor, `isolated`, so it reads and writes the
@@ -172,7 +112,7 @@ extension EventCenter {
     /// remove it with `remove(actor, key:)`. Pass `coalescing:` to merge bursts into fewer
     /// deliveries (see ``Coalescing``).
     @discardableResult
-    public func listen<E: Event, A: Actor>(
+    public func listen<E: Sendable, A: Actor>(
         to type: E.Type,
         isolatedTo actor: A,
         key: some Hashable & Sendable = Never?.none,
@@ -185,17 +125,9 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, E) throws -> Void
     ) -> Subscription {
-        if let coalescing {
-            return registerCoalesced(
-                type, eventKey: EventKey(E.self), actor: actor, key: ListenerKey.given(key), sender: sender,
-                priority: priority, once: once, callSite: CallSite(fileID: file, line: line), coalescing: coalescing,
-                receivingCurrent: receivingCurrent
-            ) { actor, event, _ in try handler(actor, event) }
-        }
-        return register(
-            type, owner: actor, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<E, A> { actor, event, _ in try handler(actor, event) }, receivingCurrent: receivingCurrent
-        )
+        let options = ListenerOptions(
+            key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return register(hearing: type, actor: actor, options: options) { actor, event, _ in try handler(actor, event) }
     }
 }

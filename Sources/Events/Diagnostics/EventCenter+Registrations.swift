@@ -51,19 +51,14 @@ extension EventCenter {
     /// As with `remove`, no removed handler is started again once this returns; events already
     /// queued for them in other contexts are skipped. Their subscriptions report
     /// `isActive == false`.
-    public func removeAllListeners<E: Event>(for type: E.Type) {
-        endListeners(of: EventKey(type))
+    public func removeAllListeners<E: Sendable>(for type: E.Type) {
+        endListeners(of: Hearing.listKey(of: type))
     }
 
     /// Ends every listener of the event named `name`, whoever registered it. Listeners to
-    /// every name stay; end those with ``removeAllListenersToAllNames()``.
+    /// every name stay; end those with `removeAllListeners(for: NamedEvent.self)`.
     public func removeAllListeners(for name: EventName) {
         endListeners(of: .name(name.rawValue))
-    }
-
-    /// Ends every listener to every named event (`listenToAllNames`), whoever registered it.
-    public func removeAllListenersToAllNames() {
-        endListeners(of: .anyName)
     }
 
     /// Ends every listener of this center, of every event type and name.

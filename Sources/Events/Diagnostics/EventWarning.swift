@@ -38,8 +38,8 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
     /// Why a held event was let go unheard.
     enum HeldOutcome: Sendable, Hashable {
         case expired
-        /// More events of its type or name were held than the hold's limit (the count).
-        case droppedOverLimit
+        /// More events of its type or name were held than the hold's limit.
+        case droppedOverLimit(limit: Int)
     }
 
     init(
@@ -57,24 +57,25 @@ public struct EventWarning: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let site = callSite.map { " at \($0)" } ?? ""
-        switch kind {
-        case .deadEvent where heldOutcome == .expired:
+        switch (kind, heldOutcome) {
+        case (.deadEvent, .expired?):
             let held = duration.map { " for \(Self.format($0))" } ?? ""
             return "\(event) was dispatched\(site) and held\(held), but no listener registered before it expired"
-        case .deadEvent where heldOutcome == .droppedOverLimit:
-            return "\(event) was dispatched\(site) and held, but dropped unheard: more than \(count) were held"
-        case .deadEvent:
+        case (.deadEvent, .droppedOverLimit(let limit)?):
+            let held = duration.map { " for \(Self.format($0))" } ?? ""
+            return "\(event) was dispatched\(site) and held\(held), but dropped unheard: more than \(limit) were held"
+        case (.deadEvent, nil):
             let times = count == 1 ? "" : " (\(count) times since the last warning)"
             return "\(event) was dispatched\(site) but no listener received it\(times)"
-        case .slowListener:
+        case (.slowListener, _):
             let owner = ownerType.map { " of \($0)" } ?? ""
             let took = duration.map { Self.format($0) } ?? "long"
             return "a listener\(owner) to \(event), registered\(site), took \(took)"
-        case .likelyLeak:
+        case (.likelyLeak, _):
             let source = ownerType.map { "owned by \($0) objects" } ?? "registered\(site)"
             return
                 "\(count) listeners to \(event) \(source): a likely leak (listeners added again and again, never removed)"
-        case .deepNesting:
+        case (.deepNesting, _):
             return "\(event) was dispatched\(site) \(count) dispatches deep: handlers dispatching from handlers"
         }
     }

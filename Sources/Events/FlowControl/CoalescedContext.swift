@@ -3,7 +3,7 @@ import Foundation
 
 /// One event a coalescer holds, with what its delivery reports to: the dispatch's collector (for
 /// `dispatchAndWait`) and stamp (for tracing).
-struct CoalescedEvent<E: Event>: Sendable {
+struct CoalescedEvent<E: Sendable>: Sendable {
     let event: E
     let sender: Sender?
     let collector: ReportCollector?
@@ -20,7 +20,7 @@ struct CoalescedEvent<E: Event>: Sendable {
 /// What a flush takes from its coalescer when its turn comes: the newest handed event (nil when
 /// a cancel dropped it meanwhile) and the run of pending deliveries opened for its trip through
 /// the main actor, to close once the delivery is done.
-struct CoalescedFlush<E: Event>: Sendable {
+struct CoalescedFlush<E: Sendable>: Sendable {
     let event: CoalescedEvent<E>?
     let heldRun: PendingDeliveries.Epoch?
 }
@@ -29,7 +29,7 @@ struct CoalescedFlush<E: Event>: Sendable {
 /// mailbox. A flush queued there takes the newest event only when its turn comes, which is what
 /// lets newer events replace an older one while it waits.
 protocol CoalescedContext<E>: Sendable {
-    associatedtype E: Event
+    associatedtype E: Sendable
 
     /// Whether the handler runs on the main actor (a flush then needs no hop to it).
     var isMainActor: Bool { get }
@@ -75,7 +75,7 @@ extension CoalescedContext {
 }
 
 /// A listener served by a serial mailbox: a dispatch queue, an operation queue, the main queue.
-struct SerialCoalescedContext<E: Event>: CoalescedContext {
+struct SerialCoalescedContext<E: Sendable>: CoalescedContext {
     let mailbox: SerialMailbox
     let isMainActor: Bool
     let inlineOnMainThread: Bool
@@ -98,7 +98,7 @@ struct SerialCoalescedContext<E: Event>: CoalescedContext {
 }
 
 /// A listener isolated to an actor (its owner), served by a mailbox drained by one task.
-struct ActorCoalescedContext<E: Event, A: Actor>: CoalescedContext {
+struct ActorCoalescedContext<E: Sendable, A: Actor>: CoalescedContext {
     let mailbox = ActorMailbox()
     let handler: @Sendable (isolated A, E, Sender?) throws -> Void
 

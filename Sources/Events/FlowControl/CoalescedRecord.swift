@@ -1,6 +1,6 @@
 /// The record of a coalesced listener: routed through its coalescer, which it owns, and told
 /// when it is cancelled, so that the coalescer drops what waits and stops its timer at once.
-final class CoalescedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+final class CoalescedRecord<E: Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     // Why @unchecked is safe: both stored properties are immutable and Sendable.
     let coalescer: Coalescer<E>
     private let storedContext: ListenerContext

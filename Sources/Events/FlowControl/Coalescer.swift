@@ -15,7 +15,7 @@ import Dispatch
 /// The timer is one task per listener, alive only while an interval or a quiet period runs. It
 /// holds the coalescer weakly, so it keeps nothing alive: when the record goes, the coalescer's
 /// deinit cancels it. A cancelled listener drops both slots and cancels the timer at once.
-final class Coalescer<E: Event>: @unchecked Sendable {
+final class Coalescer<E: Sendable>: @unchecked Sendable {
     // Why @unchecked is safe: every `var` is only touched inside `lock`. Events that leave a
     // slot are moved out and released, and their collectors told, after unlocking.
     private let lock = Lock()
@@ -241,7 +241,7 @@ final class Coalescer<E: Event>: @unchecked Sendable {
 
 /// The route of a coalesced listener: the dispatch loop hands each claimed event to its
 /// coalescer.
-struct CoalescingRoute<E: Event>: AsyncRoute {
+struct CoalescingRoute<E: Sendable>: AsyncRoute {
     let coalescer: Coalescer<E>
 
     func deliver(

@@ -5,62 +5,48 @@ extension EventCenter {
         + "on: .main or .mainOrdered with a @MainActor handler, or listen isolatedTo: an actor"
 
     /// Registers a coalesced listener whose handler runs in `delivery`'s context.
-    func registerCoalesced<E: Event>(
-        _ type: E.Type, eventKey: EventKey, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, delivery: Delivery.Kind, coalescing: Coalescing,
-        receivingCurrent: Bool = false, run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
+    func registerCoalesced<E: Sendable>(
+        _ type: E.Type, eventKey: EventKey, options: ListenerOptions, delivery: Delivery.Kind, coalescing: Coalescing,
+        run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         if case .postingThread = delivery { preconditionFailure(Self.coalescingNeedsContext) }
         let context = SerialCoalescedContext<E>(
             mailbox: makeMailbox(for: delivery), isMainActor: false, inlineOnMainThread: false, run: run)
         return registerCoalesced(
-            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, coalescer: Coalescer(mode: coalescing.mode, context: context),
-            context: ListenerContext(delivery), receivingCurrent: receivingCurrent)
+            type, eventKey: eventKey, options: options, coalescer: Coalescer(mode: coalescing.mode, context: context),
+            context: ListenerContext(delivery))
     }
 
-    /// Registers a coalesced main-actor listener.
-    func registerCoalescedOnMainActor<E: Event>(
-        _ type: E.Type, eventKey: EventKey, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, delivery: MainActorDelivery, coalescing: Coalescing,
-        receivingCurrent: Bool = false, run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
+    func registerCoalescedOnMainActor<E: Sendable>(
+        _ type: E.Type, eventKey: EventKey, options: ListenerOptions, delivery: MainActorDelivery,
+        coalescing: Coalescing, run: @escaping @Sendable (AnyObject?, E, Sender?) throws -> Void
     ) -> Subscription {
         let context = SerialCoalescedContext<E>(
             mailbox: makeMainMailbox(), isMainActor: true, inlineOnMainThread: delivery == .main, run: run)
         return registerCoalesced(
-            type, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, coalescer: Coalescer(mode: coalescing.mode, context: context),
-            context: .mainActor(delivery), receivingCurrent: receivingCurrent)
+            type, eventKey: eventKey, options: options, coalescer: Coalescer(mode: coalescing.mode, context: context),
+            context: .mainActor(delivery))
     }
 
-    /// Registers a coalesced listener isolated to `actor`.
-    func registerCoalesced<E: Event, A: Actor>(
-        _ type: E.Type, eventKey: EventKey, actor: A, key: ListenerKey?, sender: AnyObject?, priority: Priority,
-        once: Bool, callSite: CallSite, coalescing: Coalescing, receivingCurrent: Bool = false,
+    func registerCoalesced<E: Sendable, A: Actor>(
+        _ type: E.Type, eventKey: EventKey, actor: A, options: ListenerOptions, coalescing: Coalescing,
         handler: @escaping @Sendable (isolated A, E, Sender?) throws -> Void
     ) -> Subscription {
         let context = ActorCoalescedContext<E, A>(handler: handler)
         return registerCoalesced(
-            type, eventKey: eventKey, owner: actor, key: key, sender: sender, priority: priority, once: once,
-            callSite: callSite, coalescer: Coalescer(mode: coalescing.mode, context: context),
-            context: .actor(TypeIdentity(A.self)), receivingCurrent: receivingCurrent)
+            type, eventKey: eventKey, options: options, coalescer: Coalescer(mode: coalescing.mode, context: context),
+            context: .actor(TypeIdentity(A.self)))
     }
 
-    /// Creates the record of a coalesced listener and puts it in the registry, or returns the
-    /// live duplicate (rule 3), as `register` does for every other routed listener.
-    private func registerCoalesced<E: Event>(
-        _ type: E.Type, eventKey: EventKey, owner: (any AnyObject & Sendable)?, key: ListenerKey?, sender: AnyObject?,
-        priority: Priority, once: Bool, callSite: CallSite, coalescer: Coalescer<E>, context: ListenerContext,
-        receivingCurrent: Bool
+    private func registerCoalesced<E: Sendable>(
+        _ type: E.Type, eventKey: EventKey, options: ListenerOptions, coalescer: Coalescer<E>,
+        context: ListenerContext
     ) -> Subscription {
-        let isTyped = eventKey == EventKey(E.self)
-        let details = ListenerDetails.make(
-            eventKey: isTyped ? nil : eventKey, sequence: isTyped ? 0 : nextSequence(), priority: priority, key: key,
-            owner: owner, sender: sender)
-        return register(
+        register(
             CoalescedRecord<E>(
-                registry: registry, once: once, callSite: callSite, details: details, coalescer: coalescer,
+                registry: registry, once: options.once, callSite: options.callSite,
+                details: details(of: type, eventKey: eventKey, options: options), coalescer: coalescer,
                 context: context),
-            receivingCurrent: receivingCurrent)
+            receivingCurrent: options.receivingCurrent)
     }
 }

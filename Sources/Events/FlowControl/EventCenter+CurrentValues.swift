@@ -1,56 +1,40 @@
 extension EventCenter {
     // MARK: Keeping current values
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does, and keeps it as the current
-    /// value of its type (or of its type and sender), for listeners that register later with
-    /// `receivingCurrent: true` and for ``currentValue(of:)``.
-    ///
-    /// ```swift
-    /// center.dispatch(CartChanged(items: cart.count), from: cart, keepingCurrent: .perType)
-    /// ```
-    ///
-    /// A listener registered with `receivingCurrent: true` gets the current value in its own
-    /// context when it registers, before any newer event, and never twice: a listener that
-    /// registers while this dispatch runs gets the event either from the dispatch or as the
-    /// current value. Current values are state rather than a log: while a listener registers,
-    /// a value that another thread replaces at once may reach it only as the newer value. From
-    /// the moment `listen` returns, it receives every event. See ``CurrentValueScope`` for what
-    /// is kept.
-    ///
-    /// - Returns: The number of listeners that received the event, as `dispatch` returns it.
-    @discardableResult
-    public func dispatch<E: Event>(
-        _ event: E, from sender: AnyObject? = nil, keepingCurrent scope: CurrentValueScope,
-        file: StaticString = #fileID, line: UInt = #line
+    /// The path of `dispatch` for what it does beyond a plain dispatch: keeping the event as the
+    /// current value, holding it if unheard, or dispatching a `NamedEvent` under its name.
+    @usableFromInline
+    func dispatch<E: Event>(
+        _ event: E, from sender: AnyObject?, keepingCurrent scope: CurrentValueScope?,
+        holdingIfUnheard hold: EventHold?,
+        callSite: CallSite
     ) -> Int {
+        precondition(scope == nil || hold == nil, Self.keepOrHold)
+        if let named = event as? NamedEvent {
+            return dispatchNamed(
+                named.name, from: sender, data: named.data, payload: named.payload, keepingCurrent: scope,
+                holdingIfUnheard: hold, callSite: callSite)
+        }
+        if let hold { return dispatch(event, from: sender, holdingIfUnheard: hold, callSite: callSite) }
         let key = EventKey(E.self)
         let (listeners, toCheck) = flowControl.withLock { state in
             let kept = KeptEvent.typed(event, from: sender, sequence: state.nextSequence())
-            let toCheck = state.keep(kept, for: key, scope: scope)
+            let toCheck = state.keep(kept, for: key, scope: scope ?? .perType)
             return (registry.snapshot(for: key), toCheck)
         }
         purgeDeadSenders(toCheck)
-        return deliverKept(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
+        return deliverKept(event, to: listeners, from: sender, callSite: callSite)
     }
 
-    /// Dispatches an event named `name` as `dispatch(_:from:data:payload:file:line:)` does, and
-    /// keeps it as the name's current value (per name, or per name and sender).
-    ///
-    /// ```swift
-    /// center.dispatch("theme.changed", data: "dark", keepingCurrent: .perType)
-    /// let current = center.currentValue(named: "theme.changed")
-    /// ```
-    @discardableResult
-    public func dispatch(
-        _ name: EventName,
-        from sender: AnyObject? = nil,
-        data: (any Sendable)? = nil,
-        payload: Payload = Payload(),
-        keepingCurrent scope: CurrentValueScope,
-        file: StaticString = #fileID,
-        line: UInt = #line
+    static let keepOrHold =
+        "dispatch keeps an event as the current value or holds it until heard, not both: a current value "
+        + "already reaches listeners that register later with receivingCurrent: true"
+
+    /// Keeps a named event as the current value of its name, then delivers it.
+    func dispatchNamed(
+        _ name: EventName, from sender: AnyObject?, data entry: Payload.Entry?, payload: Payload,
+        keepingCurrent scope: CurrentValueScope, callSite: CallSite
     ) -> Int {
-        let entry = data.map { Payload.Entry.value($0) }
         let (listeners, toCheck) = flowControl.withLock { state in
             let kept = KeptEvent.named(
                 name, data: entry, payload: payload, from: sender, sequence: state.nextSequence())
@@ -59,7 +43,7 @@ extension EventCenter {
         }
         purgeDeadSenders(toCheck)
         let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: entry, payload: payload)
-        return deliverKept(event, to: listeners, from: sender, callSite: CallSite(fileID: file, line: line))
+        return deliverKept(event, to: listeners, from: sender, callSite: callSite)
     }
 
     // MARK: Reading and clearing

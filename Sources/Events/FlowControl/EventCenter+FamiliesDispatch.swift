@@ -100,6 +100,10 @@ extension EventCenter {
                 let outcome = deliver(boxed, to: record, from: sender, senderInfo, collector)
                 if outcome.delivered { delivered += 1 }
                 if outcome.needsPurge { purgeFamilies = true }
+                if outcome.stopped {
+                    stopper = record
+                    break
+                }
             } else {
                 let record = unsafeDowncast(own[index], to: TypedListenerRecord<E>.self)
                 let outcome = deliver(event, to: record, from: sender, senderInfo, collector)

@@ -1,65 +1,40 @@
 extension EventCenter {
     // MARK: Holding events for their first listener
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does; when no listener receives it,
-    /// holds it for the first listener of `E` that registers, which receives it once.
-    ///
-    /// ```swift
-    /// center.dispatch(DeepLinkOpened(url: url), holdingIfUnheard: .for(.seconds(10)))
-    /// ```
-    ///
-    /// Use it for one-shot events that may come before anybody listens: a deep link or a push
-    /// notification at launch, an error raised before its screen appeared. See ``EventHold``
-    /// for the rules: delivered once, in order, never replayed, bounded, reported when it
-    /// expires unheard.
-    ///
-    /// - Returns: The number of listeners that received the event now; 0 when it was held.
-    @discardableResult
-    public func dispatch<E: Event>(
-        _ event: E, from sender: AnyObject? = nil, holdingIfUnheard hold: EventHold,
-        file: StaticString = #fileID, line: UInt = #line
+    /// Delivers `event`, and holds it for the first listener to come when none received it.
+    func dispatch<E: Event>(
+        _ event: E, from sender: AnyObject?, holdingIfUnheard hold: EventHold, callSite: CallSite
     ) -> Int {
         let key = EventKey(E.self)
-        let callSite = CallSite(fileID: file, line: line)
         return dispatchHolding(key: key, sender: sender, hold: hold, callSite: callSite) { sequence in
             KeptEvent.typed(event, from: sender, sequence: sequence)
         } snapshot: {
-            registry.snapshot(for: key)
+            (registry.snapshot(for: key), familyListeners(of: event))
         } deliver: { listeners in
             deliverKept(event, to: listeners, from: sender, callSite: callSite)
         }
     }
 
-    /// Dispatches an event named `name` as `dispatch(_:from:data:payload:file:line:)` does;
-    /// when no listener receives it, holds it for the first listener of the name (or of every
-    /// name) that registers. See ``EventHold``.
-    @discardableResult
-    public func dispatch(
-        _ name: EventName,
-        from sender: AnyObject? = nil,
-        data: (any Sendable)? = nil,
-        payload: Payload = Payload(),
-        holdingIfUnheard hold: EventHold,
-        file: StaticString = #fileID,
-        line: UInt = #line
+    /// Delivers a named event, and holds it for the first listener to come when none received it.
+    func dispatchNamed(
+        _ name: EventName, from sender: AnyObject?, data entry: Payload.Entry?, payload: Payload,
+        holdingIfUnheard hold: EventHold, callSite: CallSite
     ) -> Int {
-        let entry = data.map { Payload.Entry.value($0) }
-        let callSite = CallSite(fileID: file, line: line)
-        return dispatchHolding(key: .name(name.rawValue), sender: sender, hold: hold, callSite: callSite) { sequence in
+        dispatchHolding(key: .name(name.rawValue), sender: sender, hold: hold, callSite: callSite) { sequence in
             KeptEvent.named(name, data: entry, payload: payload, from: sender, sequence: sequence)
         } snapshot: {
-            registry.namedSnapshot(for: name)
+            let event = NamedEvent(name: name, sender: nil, data: entry, payload: payload)
+            return (registry.namedSnapshot(for: name), familyListeners(of: event))
         } deliver: { listeners in
             let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: entry, payload: payload)
             return deliverKept(event, to: listeners, from: sender, callSite: callSite)
         }
     }
 
-    /// Delivers to the listeners there are, or holds the event when none could receive it.
     private func dispatchHolding(
         key: EventKey, sender: AnyObject?, hold: EventHold, callSite: CallSite,
         keep: (UInt64) -> KeptEvent,
-        snapshot: () -> ContiguousArray<ListenerRecord>?,
+        snapshot: () -> (own: ContiguousArray<ListenerRecord>?, families: ContiguousArray<ListenerRecord>?),
         deliver: (ContiguousArray<ListenerRecord>?) -> Int
     ) -> Int {
         let senderID = sender.map(ObjectIdentifier.init)
@@ -67,9 +42,13 @@ extension EventCenter {
         // (no weak loads under the lock): a listener whose owner is gone counts here, and the
         // event is held after the delivery instead.
         let (listeners, held) = flowControl.withLock { state -> (ContiguousArray<ListenerRecord>?, HeldOutcome?) in
-            let listeners = snapshot()
+            let (listeners, families) = snapshot()
+            // Family listeners hear the event too: it is held only when neither kind could.
+            let isCandidate = { (record: ListenerRecord) in
+                record.isActive && (record.senderID == nil || record.senderID == senderID)
+            }
             let anyCandidate =
-                listeners?.contains { $0.isActive && ($0.senderID == nil || $0.senderID == senderID) } ?? false
+                (listeners?.contains(where: isCandidate) ?? false) || (families?.contains(where: isCandidate) ?? false)
             if anyCandidate { return (listeners, nil) }
             return (nil, holdLocked(keep(state.nextSequence()), key: key, hold: hold, callSite: callSite, in: &state))
         }
@@ -98,7 +77,9 @@ extension EventCenter {
         _ kept: KeptEvent, key: EventKey, hold: EventHold, callSite: CallSite, in state: inout FlowControlState.State
     ) -> HeldOutcome {
         let dropped = state.hold(
-            FlowControlState.HeldEvent(kept: kept, hold: hold, callSite: callSite, expiry: nil), for: key)
+            FlowControlState.HeldEvent(
+                kept: kept, hold: hold, callSite: callSite, expiry: nil, timeHeld: hold.startTimer()),
+            for: key)
         return HeldOutcome(sequence: kept.sequence, hold: hold, dropped: dropped)
     }
 
@@ -127,7 +108,8 @@ extension EventCenter {
     private func reportUnheard(_ event: FlowControlState.HeldEvent, expired: Bool) {
         diagnosticsState.warn(
             EventWarning(
-                .deadEvent, event: event.kept.description, callSite: event.callSite, duration: event.hold.duration,
-                count: expired ? 1 : event.hold.limit, heldOutcome: expired ? .expired : .droppedOverLimit))
+                .deadEvent, event: event.kept.description, callSite: event.callSite,
+                duration: expired ? event.hold.duration : event.timeHeld(), count: 1,
+                heldOutcome: expired ? .expired : .droppedOverLimit(limit: event.hold.limit)))
     }
 }

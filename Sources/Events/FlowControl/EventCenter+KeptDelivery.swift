@@ -13,6 +13,7 @@ extension EventCenter {
     /// not seen: the registration takes effect when the record joins its list.
     func registerReceivingKept(_ record: ListenerRecord, receivingCurrent: Bool) -> Subscription {
         let eventKey = record.eventKey
+        let family = record.details?.family
         let filter = record.senderID
         var seen: UInt64 = 0
         while true {
@@ -32,9 +33,16 @@ extension EventCenter {
             var inserted = false
             var sweepDue = false
             let batch: [KeptEvent] = flowControl.withLock { state in
-                var batch = receivingCurrent ? state.currentValues(for: eventKey, filter: filter, after: seen) : []
-                batch += state.takeHeld(for: eventKey, filter: filter)
-                guard batch.isEmpty else { return batch.sorted { $0.sequence < $1.sequence } }
+                let current =
+                    receivingCurrent
+                    ? state.currentValues(for: eventKey, family: family, filter: filter, after: seen) : []
+                let held = state.heldEvents(for: eventKey, family: family, filter: filter)
+                var batch = (current + held).sorted { $0.sequence < $1.sequence }
+                // A `once` listener takes one event: the oldest. A held event it could not take
+                // stays held for the next listener, rather than leaving the hold unheard.
+                if record.once { batch = Array(batch.prefix(1)) }
+                state.takeHeld(Set(batch.filter { !$0.isCurrentValue(in: current) }.map(\.sequence)))
+                guard batch.isEmpty else { return batch }
                 let result = registry.insert(record, ifVersion: version)
                 inserted = result.inserted
                 sweepDue = result.sweepDue
@@ -50,7 +58,11 @@ extension EventCenter {
                 let sender = kept.sender?.object
                 // A value kept for a sender goes away with it.
                 if kept.isPerSender, sender == nil { continue }
-                _ = kept.deliver(self, record, sender)
+                if family == nil {
+                    _ = kept.deliver(self, record, sender)
+                } else {
+                    _ = kept.deliverToFamily(self, record, sender)
+                }
             }
             // A `once` listener that took its event is done; it never joins its list, unless it
             // must stay findable by `remove` until its queued delivery runs.

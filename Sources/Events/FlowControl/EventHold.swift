@@ -25,6 +25,8 @@ public struct EventHold: Sendable {
     /// The most events of one type or name held at once.
     public let limit: Int
     let sleep: @Sendable () async throws -> Void
+    /// Starts measuring, on the hold's clock, how long an event has been held.
+    let startTimer: @Sendable () -> @Sendable () -> Duration
 
     /// Holds events for `duration`, measured on `clock`, at most `limit` of one type or name.
     ///
@@ -35,6 +37,11 @@ public struct EventHold: Sendable {
     public static func `for`(
         _ duration: Duration, limit: Int = 16, clock: some Clock<Duration> = ContinuousClock()
     ) -> EventHold {
-        EventHold(duration: duration, limit: max(1, limit)) { try await clock.sleep(for: duration) }
+        EventHold(duration: duration, limit: max(1, limit)) {
+            try await clock.sleep(for: duration)
+        } startTimer: {
+            let start = clock.now
+            return { start.duration(to: clock.now) }
+        }
     }
 }

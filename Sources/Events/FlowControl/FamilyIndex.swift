@@ -96,6 +96,14 @@ class FamilyKind: @unchecked Sendable {
     func admits<E: Event>(_ event: E) -> Bool {
         preconditionFailure("every kind is a FamilyKindOf")
     }
+
+    /// Whether a kept event, whatever its type, is one of this family's.
+    func admits(_ event: any Event) -> Bool {
+        preconditionFailure("every kind is a FamilyKindOf")
+    }
+
+    /// `Family<P>`: how diagnostics name the listeners of this family.
+    var familyType: Any.Type { preconditionFailure("every kind is a FamilyKindOf") }
 }
 
 /// The family of `P`: a protocol (as `any CartEvent`) or a class.
@@ -107,4 +115,10 @@ final class FamilyKindOf<P>: FamilyKind, @unchecked Sendable {
     override func admits<E: Event>(_ event: E) -> Bool {
         event is P
     }
+
+    override func admits(_ event: any Event) -> Bool {
+        event is P
+    }
+
+    override var familyType: Any.Type { Family<P>.self }
 }

@@ -18,6 +18,8 @@ final class FlowControlState: @unchecked Sendable {
         let hold: EventHold
         let callSite: CallSite?
         var expiry: Task<Void, Never>?
+        /// How long the event has been held, on its hold's clock.
+        let timeHeld: @Sendable () -> Duration
     }
 
     struct State {
@@ -95,12 +97,25 @@ extension FlowControlState.State {
 
     /// The current values a new listener of `key` with sender filter `filter` receives, newer
     /// than `sequence`, in the order they were kept.
-    func currentValues(for key: EventKey, filter: ObjectIdentifier?, after sequence: UInt64) -> [KeptEvent] {
+    /// The keys of the kept or held events a listener of `key` may take: its own, every name's
+    /// for a listener of every name, and every key whose events are of its family for a family
+    /// listener.
+    func keys(for key: EventKey, family: FamilyKind?, in table: some Collection<EventKey>) -> [EventKey] {
+        guard let family else { return keys(for: key, in: table) }
+        return table.filter { key in
+            let sample = perType[key] ?? perSender[key]?.values.first ?? held[key]?.first?.kept
+            return sample.map { family.admits($0.value($0.sender?.object)) } ?? false
+        }
+    }
+
+    func currentValues(
+        for key: EventKey, family: FamilyKind? = nil, filter: ObjectIdentifier?, after sequence: UInt64
+    ) -> [KeptEvent] {
         var found: [KeptEvent] = []
-        for key in keys(for: key, in: perType.keys) {
+        for key in keys(for: key, family: family, in: perType.keys) {
             if let kept = perType[key], kept.sequence > sequence, kept.matches(filter: filter) { found.append(kept) }
         }
-        for key in keys(for: key, in: perSender.keys) {
+        for key in keys(for: key, family: family, in: perSender.keys) {
             for kept in perSender[key]?.values ?? [:].values where kept.sequence > sequence {
                 if kept.matches(filter: filter) { found.append(kept) }
             }
@@ -109,22 +124,30 @@ extension FlowControlState.State {
     }
 
     /// Takes the held events a new listener of `key` with sender filter `filter` receives.
-    mutating func takeHeld(for key: EventKey, filter: ObjectIdentifier?) -> [KeptEvent] {
-        var taken: [KeptEvent] = []
-        for key in keys(for: key, in: held.keys) {
+    /// The held events a listener of `key` may take, oldest first.
+    func heldEvents(for key: EventKey, family: FamilyKind? = nil, filter: ObjectIdentifier?) -> [KeptEvent] {
+        keys(for: key, family: family, in: held.keys)
+            .flatMap { held[$0] ?? [] }
+            .map(\.kept)
+            .filter { $0.matches(filter: filter) }
+            .sorted { $0.sequence < $1.sequence }
+    }
+
+    /// Takes the held events with these sequences out of the hold (they are being delivered).
+    mutating func takeHeld(_ sequences: Set<UInt64>) {
+        guard !sequences.isEmpty else { return }
+        for key in Array(held.keys) {
             guard let events = held[key] else { continue }
             var left: [FlowControlState.HeldEvent] = []
             for event in events {
-                if event.kept.matches(filter: filter) {
+                if sequences.contains(event.kept.sequence) {
                     event.expiry?.cancel()
-                    taken.append(event.kept)
                 } else {
                     left.append(event)
                 }
             }
             held[key] = left.isEmpty ? nil : left
         }
-        return taken
     }
 
     /// Holds `event` for `key`; returns the event it pushed out, if the limit was reached.

@@ -56,6 +56,22 @@ struct KeptEvent: Sendable {
     func matches(filter: ObjectIdentifier?) -> Bool {
         filter == nil || filter == senderID
     }
+
+    /// Whether this is one of `current`, the current values a registration takes (which stay
+    /// kept), rather than a held event (which leaves the hold).
+    func isCurrentValue(in current: [KeptEvent]) -> Bool {
+        current.contains { $0.sequence == sequence }
+    }
+
+    /// Delivers the event to a family listener, whose record takes it boxed.
+    func deliverToFamily(_ center: EventCenter, _ record: ListenerRecord, _ sender: AnyObject?) -> Bool {
+        // Unchecked: a family listener's record is a `TypedListenerRecord<FamilyEvent>`, as
+        // every record in a family's list.
+        center.deliver(
+            FamilyEvent(event: value(sender)), to: unsafeDowncast(record, to: TypedListenerRecord<FamilyEvent>.self),
+            from: sender, sender.map(Sender.init), nil
+        ).delivered
+    }
 }
 
 /// A weak reference that can be shared across threads.

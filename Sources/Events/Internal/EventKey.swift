@@ -10,7 +10,7 @@ enum EventKey: Hashable, Sendable {
     case anyName
 
     @inlinable
-    init<E: Event>(_ type: E.Type) {
+    init<E>(_ type: E.Type) {
         self = .type(ObjectIdentifier(type))
     }
 }

@@ -20,7 +20,7 @@ extension EventCenter {
     ///
     /// The rules of typed listeners apply (see ``EventCenter``): the handler runs synchronously
     /// on the dispatching thread, higher priority first, ties in registration order; listeners of
-    /// every name (`listenToAllNames`) take part in that order.
+    /// every name (`listen(to: NamedEvent.self)`) take part in that order.
     ///
     /// - Parameters:
     ///   - name: The name to hear; only events dispatched under exactly this name arrive.
@@ -52,11 +52,12 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamed(
-            .name(name.rawValue), owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { _, event in try handler(event) }
+        let options = ListenerOptions(
+            sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
+            receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return registerEvents(
+            NamedEvent.self, eventKey: .name(name.rawValue), options: options, place: .delivery(delivery.kind)
+        ) { _, event, _ in try handler(event) }
     }
 
     /// Calls `handler` with every event dispatched under `name` for as long as `owner` lives.
@@ -98,112 +99,12 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerNamedOwned(
-            .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority,
-            once: once, callSite: CallSite(fileID: file, line: line), delivery: delivery.kind,
-            receivingCurrent: receivingCurrent, coalescing: coalescing,
-            handler: handler)
-    }
-
-    // MARK: Listening to every name
-
-    /// Calls `handler` with every named event, whatever its name, until the returned subscription
-    /// is cancelled or deinitialized: what `NotificationCenter` does for an observer with a nil
-    /// name. Useful for logging and for forwarding names elsewhere.
-    ///
-    /// ```swift
-    /// let log = center.listenToAllNames { event in print("event:", event.name) }
-    /// ```
-    ///
-    /// Rules:
-    /// - A dispatch under any name reaches these listeners too, merged with the listeners of that
-    ///   name into one order: higher priority first, ties in registration order across both.
-    /// - They hear named events only, never typed events.
-    /// - `from:`, `priority` and `once` work as for one name; a `once` listener hears one event
-    ///   in total.
-    public func listenToAllNames(
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamed(
-            .anyName, owner: nil, key: nil, sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { _, event in try handler(event) }
-    }
-
-    /// Calls `handler` with every named event for as long as `owner` lives.
-    ///
-    /// With a `key`, a repeated registration with the same owner, key and sender is ignored.
-    /// End it early with ``removeListenersToAllNames(of:)`` or ``remove(_:)``.
-    @discardableResult
-    public func listenToAllNames<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        key: some Hashable & Sendable = Never?.none,
-        on delivery: Delivery = .postingThread,
-        from sender: AnyObject? = nil,
-        priority: Priority = .default,
-        once: Bool = false,
-        receivingCurrent: Bool = false,
-        coalescing: Coalescing? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamedOwned(
-            .anyName, owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
-            callSite: CallSite(fileID: file, line: line), delivery: delivery.kind, receivingCurrent: receivingCurrent,
-            coalescing: coalescing,
-            handler: handler)
-    }
-
-    /// Registers an owner-bound `NamedEvent` listener under `eventKey`. A function of its own,
-    /// generic over the owner alone, so that the wrapper closure it builds, called on every
-    /// delivery, does not carry the generic context of the caller's key.
-    private func registerNamedOwned<Owner: AnyObject & Sendable>(
-        _ eventKey: EventKey, owner: Owner, key: ListenerKey?, sender: AnyObject?, priority: Priority, once: Bool,
-        callSite: CallSite, delivery: Delivery.Kind, receivingCurrent: Bool, coalescing: Coalescing?,
-        handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
-    ) -> Subscription {
-        registerNamed(
-            eventKey, owner: owner, key: key, sender: sender, priority: priority, once: once, callSite: callSite,
-            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
-        ) { owner, event in
-            // Unchecked: a checked cast is a runtime call for every such listener of every
-            // dispatch. Safe because the owner handed to a handler is the one loaded from the
-            // listener's own record (by the dispatch loop, or when a queued delivery's turn
-            // comes), which holds the `Owner` given at registration, and it is handed on only
-            // when it is not nil.
-            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
-        }
-    }
-
-    /// Registers a `NamedEvent` listener under `eventKey` (a name, or every name).
-    private func registerNamed(
-        _ eventKey: EventKey,
-        owner: (any AnyObject & Sendable)?,
-        key: ListenerKey?,
-        sender: AnyObject?,
-        priority: Priority,
-        once: Bool,
-        callSite: CallSite,
-        delivery: Delivery.Kind,
-        receivingCurrent: Bool,
-        coalescing: Coalescing?,
-        handler: @escaping @Sendable (AnyObject?, NamedEvent) throws -> Void
-    ) -> Subscription {
-        register(
-            NamedEvent.self, eventKey: eventKey, owner: owner, key: key, sender: sender, priority: priority,
-            once: once, callSite: callSite, delivery: delivery, receivingCurrent: receivingCurrent,
-            coalescing: coalescing
-        ) { owner, event, _ in try handler(owner, event) }
+        let options = ListenerOptions(
+            owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return registerEvents(
+            NamedEvent.self, eventKey: .name(name.rawValue), options: options, place: .delivery(delivery.kind)
+        ) { owner, event, _ in try handler(Self.typedOwner(owner, as: Owner.self), event) }
     }
 
     // MARK: Dispatching by name
@@ -224,6 +125,10 @@ extension EventCenter {
     ///     ``NamedEvent/sender``.
     ///   - data: One value, read with ``NamedEvent/data(as:)``.
     ///   - payload: Keyed values, read with a ``PayloadKey``.
+    ///   - scope: When given, the event becomes the current value of its name
+    ///     (``CurrentValueScope``), for listeners that register later with `receivingCurrent: true`.
+    ///   - hold: When given and no listener receives the event, it is held for the first listener
+    ///     that registers (``EventHold``). Pass one of `scope` and `hold` at most.
     ///   - file: The file of the call, recorded by diagnostics; leave the default.
     ///   - line: The line of the call, likewise.
     /// - Returns: The number of handlers that were called (nested dispatches not included).
@@ -233,30 +138,32 @@ extension EventCenter {
         from sender: AnyObject? = nil,
         data: (any Sendable)? = nil,
         payload: Payload = Payload(),
+        keepingCurrent scope: CurrentValueScope? = nil,
+        holdingIfUnheard hold: EventHold? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> Int {
         dispatchNamed(
-            name, from: sender, data: data.map { .value($0) }, payload: payload,
-            callSite: CallSite(fileID: file, line: line))
+            name, from: sender, data: data.map { .value($0) }, payload: payload, keepingCurrent: scope,
+            holdingIfUnheard: hold, callSite: CallSite(fileID: file, line: line))
     }
 
-    /// Dispatches a copy of `event` (its name, data and payload) from `sender`: to pass a named
-    /// event on, to another center for example.
-    ///
-    /// ```swift
-    /// let relay = center.listenToAllNames { event in archive.dispatch(event) }
-    /// ```
-    ///
-    /// The new event's sender is `sender`, not the original one: the original sender is not
-    /// handed out by ``Sender``, so it cannot be dispatched again.
-    @discardableResult
-    public func dispatch(
-        _ event: NamedEvent, from sender: AnyObject? = nil, file: StaticString = #fileID, line: UInt = #line
+    /// `dispatch(name)` with its options: keeping the event as the current value, or holding it
+    /// until heard.
+    func dispatchNamed(
+        _ name: EventName, from sender: AnyObject?, data: Payload.Entry?, payload: Payload,
+        keepingCurrent scope: CurrentValueScope?, holdingIfUnheard hold: EventHold?, callSite: CallSite
     ) -> Int {
-        dispatchNamed(
-            event.name, from: sender, data: event.data, payload: event.payload,
-            callSite: CallSite(fileID: file, line: line))
+        precondition(scope == nil || hold == nil, Self.keepOrHold)
+        if let scope {
+            return dispatchNamed(
+                name, from: sender, data: data, payload: payload, keepingCurrent: scope, callSite: callSite)
+        }
+        if let hold {
+            return dispatchNamed(
+                name, from: sender, data: data, payload: payload, holdingIfUnheard: hold, callSite: callSite)
+        }
+        return dispatchNamed(name, from: sender, data: data, payload: payload, callSite: callSite)
     }
 
     /// Dispatches an event named `name` and returns once every listener, in every context, has
@@ -274,19 +181,18 @@ extension EventCenter {
         isolation: isolated (any Actor)? = #isolation
     ) async -> DispatchReport {
         let collector = ReportCollector()
-        dispatch(name, from: sender, data: data, payload: payload, reportingTo: collector)
+        dispatch(name, from: sender, data: data.map { .value($0) }, payload: payload, reportingTo: collector)
         return await collector.wait()
     }
 
     /// Dispatches an event named `name`, reporting every handler's outcome to `collector`.
     func dispatch(
-        _ name: EventName, from sender: AnyObject?, data: (any Sendable)?, payload: Payload,
+        _ name: EventName, from sender: AnyObject?, data: Payload.Entry?, payload: Payload,
         reportingTo collector: ReportCollector
     ) {
         let listeners = registry.namedSnapshot(for: name)
         guard listeners != nil || needsSlowDispatch else { return }
-        let event = NamedEvent(
-            name: name, sender: sender.map(Sender.init), data: data.map { .value($0) }, payload: payload)
+        let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
         if needsSlowDispatch {
             _ = slowDispatch(event, to: listeners, from: sender, callSite: nil, collector: collector)
         } else if let listeners {
@@ -322,36 +228,6 @@ extension EventCenter {
         removeListeners(of: owner, in: .name(name.rawValue)) { $0.key == key }
     }
 
-    /// Ends the listeners to every name (`listenToAllNames(owner:)`) that `owner` registered,
-    /// whatever their key. Its listeners of single names stay.
-    ///
-    /// ```swift
-    /// center.listenToAllNames(owner: self) { logger, event in logger.record(event) }
-    /// center.removeListenersToAllNames(of: self)
-    /// ```
-    public func removeListenersToAllNames(of owner: AnyObject) {
-        removeListeners(of: owner, in: .anyName) { _ in true }
-    }
-
-    /// Ends the listener to every name that `owner` registered with `key`; its other listeners
-    /// stay.
-    public func removeListenersToAllNames(of owner: AnyObject, key: some Hashable & Sendable) {
-        let key = ListenerKey(key)
-        removeListeners(of: owner, in: .anyName) { $0.key == key }
-    }
-
-    /// Ends the listeners to every name that `owner` registered, whatever their key.
-    @available(*, deprecated, renamed: "removeListenersToAllNames(of:)")
-    public func removeAllNamesListeners(of owner: AnyObject) {
-        removeListenersToAllNames(of: owner)
-    }
-
-    /// Ends the listener to every name that `owner` registered with `key`.
-    @available(*, deprecated, renamed: "removeListenersToAllNames(of:key:)")
-    public func removeAllNamesListeners(of owner: AnyObject, key: some Hashable & Sendable) {
-        removeListenersToAllNames(of: owner, key: key)
-    }
-
     // MARK: Inspecting
 
     /// How many listeners would currently receive an event named `name` from some sender: the
@@ -363,11 +239,6 @@ extension EventCenter {
     /// Whether any listener would currently receive an event named `name`.
     public func hasListeners(for name: EventName) -> Bool {
         listenerCount(for: name) > 0
-    }
-
-    /// How many listeners of every name are currently registered.
-    public var allNamesListenerCount: Int {
-        liveListenerCount(for: .anyName)
     }
 }
 

@@ -21,10 +21,11 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
-        registerOnMainActor(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: nil, key: nil, sender: sender,
-            priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
+        let options = ListenerOptions(
+            sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
+            receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return registerEvents(
+            NamedEvent.self, eventKey: .name(name.rawValue), options: options, place: .mainActor(delivery)
         ) { _, event, _ in
             try MainActor.assumeIsolated { try handler(event) }
         }
@@ -57,17 +58,13 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        registerOnMainActor(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: owner, key: ListenerKey.given(key), sender: sender,
-            priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-            delivery: delivery, receivingCurrent: receivingCurrent, coalescing: coalescing
+        let options = ListenerOptions(
+            owner: owner, key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return registerEvents(
+            NamedEvent.self, eventKey: .name(name.rawValue), options: options, place: .mainActor(delivery)
         ) { owner, event, _ in
-            // Unchecked: a checked cast is a runtime call that weighs on a main-actor delivery
-            // made inline on the main thread. Safe because the owner handed here is the one
-            // loaded from the listener's own record (inline, or when a queued delivery's turn
-            // comes), which holds the `Owner` given at registration, and it is handed on only
-            // when it is not nil.
-            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+            let owner = Self.typedOwner(owner, as: Owner.self)
             try MainActor.assumeIsolated { try handler(owner, event) }
         }
     }
@@ -105,18 +102,12 @@ extension EventCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated A, NamedEvent) throws -> Void
     ) -> Subscription {
-        if let coalescing {
-            return registerCoalesced(
-                NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, key: ListenerKey.given(key),
-                sender: sender, priority: priority, once: once, callSite: CallSite(fileID: file, line: line),
-                coalescing: coalescing, receivingCurrent: receivingCurrent
-            ) { actor, event, _ in try handler(actor, event) }
+        let options = ListenerOptions(
+            key: ListenerKey.given(key), sender: sender, priority: priority, once: once,
+            callSite: CallSite(fileID: file, line: line), receivingCurrent: receivingCurrent, coalescing: coalescing)
+        return registerEvents(NamedEvent.self, eventKey: .name(name.rawValue), actor: actor, options: options) {
+            actor, event, _ in try handler(actor, event)
         }
-        return register(
-            NamedEvent.self, eventKey: .name(name.rawValue), owner: actor, key: ListenerKey.given(key), sender: sender,
-            priority: priority, once: once, callSite: CallSite(fileID: file, line: line), handler: nil,
-            route: ActorRoute<NamedEvent, A> { actor, event, _ in try handler(actor, event) },
-            receivingCurrent: receivingCurrent)
     }
 
     /// The events dispatched under `name` as an `AsyncSequence`, with the rules of

@@ -24,10 +24,11 @@
 /// ``PayloadKey``, in place of `userInfo`). Every value is `Sendable`.
 ///
 /// Dispatch named events by name (`center.dispatch(name, from:data:payload:)`); a `NamedEvent`
-/// is what listeners get, and can be handed on with `center.dispatch(event, from: self)`.
+/// is what listeners get, and can be handed on with `center.dispatch(event, from: self)`, which
+/// dispatches it under its name.
 ///
-/// A typed listener of `NamedEvent.self` (`listen(to: NamedEvent.self)`) is a typed listener like
-/// any other and hears no named event: listen to a name, or to every name.
+/// Listening to `NamedEvent.self` (`listen(to: NamedEvent.self)`) is listening to every name,
+/// as a nil name is in `NotificationCenter`; to hear one name, listen to that ``EventName``.
 public struct NamedEvent: Event, CustomStringConvertible {
     /// The event's name.
     public let name: EventName

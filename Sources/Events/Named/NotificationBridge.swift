@@ -386,10 +386,10 @@ extension EventCenter {
         let crossing = BridgeCrossing(
             center: ObjectIdentifier(self), notificationCenter: ObjectIdentifier(notificationCenter),
             name: notificationName.rawValue, direction: .posting)
-        return register(
-            type, owner: nil, key: nil, sender: sender, priority: priority, once: false,
-            callSite: CallSite(fileID: file, line: line)
-        ) { _, event, eventSender in
+        let options = ListenerOptions(
+            sender: sender, priority: priority, once: false, callSite: CallSite(fileID: file, line: line))
+        return registerEvents(type, eventKey: EventKey(type), options: options, place: .delivery(.postingThread)) {
+            _, event, eventSender in
             crossing.perform {
                 notificationCenter.post(name: notificationName, object: eventSender?.object, userInfo: userInfo(event))
             }

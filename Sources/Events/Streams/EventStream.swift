@@ -157,11 +157,11 @@ extension EventCenter {
         let buffer = EventBuffer<E>(policy: bufferingPolicy, pending: pendingDeliveries)
         // The registry holds the buffer, not the subscription: dropping the stream and its
         // iterators releases the subscription, whose deinit removes the listener.
-        let subscription = register(
-            type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: callSite,
-            handler: { _, event, _ in buffer.push(event) },
-            route: nil, receivingCurrent: receivingCurrent)
+        let options = ListenerOptions(
+            sender: sender, priority: .default, once: false, callSite: callSite, receivingCurrent: receivingCurrent)
+        let subscription = registerEvents(
+            type, eventKey: eventKey, options: options, place: .delivery(.postingThread)
+        ) { _, event, _ in buffer.push(event) }
         return EventStream(buffer: buffer, subscription: subscription)
     }
 
@@ -208,13 +208,12 @@ extension EventCenter {
         isolation: isolated (any Actor)? = #isolation, startTimer: (NextEventWaiter<E>) -> Task<Void, Never>?
     ) async throws -> E {
         let waiter = NextEventWaiter<E>()
-        let subscription = register(
-            type, eventKey: eventKey, owner: nil, key: nil, sender: sender, priority: .default, once: false,
-            callSite: callSite,
-            handler: { _, event, _ in
-                if predicate(event) { waiter.finish(.success(event)) }
-            },
-            route: nil)
+        let options = ListenerOptions(sender: sender, priority: .default, once: false, callSite: callSite)
+        let subscription = registerEvents(
+            type, eventKey: eventKey, options: options, place: .delivery(.postingThread)
+        ) { _, event, _ in
+            if predicate(event) { waiter.finish(.success(event)) }
+        }
         defer { subscription.cancel() }
         let timer = startTimer(waiter)
         defer { timer?.cancel() }

@@ -3,9 +3,11 @@ import Testing
 
 @testable import Events
 
+protocol Linking: Event { var path: String { get } }
+
 @Suite("Events held for their first listener")
 struct HeldEventTests {
-    struct DeepLink: Event, Equatable { let path: String }
+    struct DeepLink: Linking, Equatable { let path: String }
     final class Screen: Sendable {}
 
     @Test("an event nobody hears is held, delivered once to the first listener, then dropped")
@@ -50,21 +52,61 @@ struct HeldEventTests {
         _ = (wrongListener, rightListener)
     }
 
-    @Test("at most `limit` are held; the oldest is dropped and reported")
-    func limit() {
+    @Test("at most `limit` are held; the oldest is dropped and reported with how long it was held")
+    func limit() async throws {
         let center = EventCenter()
+        let clock = TestClock()
         let warnings = Recorder<EventWarning>()
         center.warningHandler = { warnings.record($0) }
-        for index in 0..<4 {
-            center.dispatch(DeepLink(path: "/\(index)"), holdingIfUnheard: .for(.seconds(60), limit: 2))
+        for index in 0..<2 {
+            center.dispatch(DeepLink(path: "/\(index)"), holdingIfUnheard: .for(.seconds(60), limit: 2, clock: clock))
+        }
+        try await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(5))
+        for index in 2..<4 {
+            center.dispatch(DeepLink(path: "/\(index)"), holdingIfUnheard: .for(.seconds(60), limit: 2, clock: clock))
         }
         let log = Recorder<String>()
         let listener = center.listen(to: DeepLink.self) { log.record($0.path) }
         #expect(log.values == ["/2", "/3"])
         #expect(warnings.values.count == 2)
-        #expect(warnings.values.allSatisfy { $0.kind == .deadEvent && $0.duration == .seconds(60) })
-        #expect(warnings.values.first?.description.contains("dropped unheard") == true)
+        // Each warning is about one event, held for the time it waited, not for the whole hold.
+        #expect(warnings.values.allSatisfy { $0.kind == .deadEvent && $0.duration == .seconds(5) && $0.count == 1 })
+        #expect(warnings.values.first?.description.contains("held for 5") == true)
+        #expect(warnings.values.first?.description.contains("dropped unheard: more than 2 were held") == true)
         _ = listener
+    }
+
+    @Test("a once listener takes one of two held events; the other stays held for the next listener")
+    func onceTakesOne() {
+        let center = EventCenter()
+        let warnings = Recorder<EventWarning>()
+        center.warningHandler = { warnings.record($0) }
+        center.dispatch(DeepLink(path: "/a"), holdingIfUnheard: .for(.seconds(60)))
+        center.dispatch(DeepLink(path: "/b"), holdingIfUnheard: .for(.seconds(60)))
+        let first = Recorder<String>()
+        let once = center.listen(to: DeepLink.self, once: true) { first.record($0.path) }
+        #expect(first.values == ["/a"])
+        let second = Recorder<String>()
+        let next = center.listen(to: DeepLink.self) { second.record($0.path) }
+        #expect(second.values == ["/b"])
+        #expect(warnings.values.isEmpty)
+        _ = (once, next)
+    }
+
+    @Test("a family listener hears a held event: the dispatch counts it, and a later family listener takes it")
+    func familyListenersHearHeldEvents() {
+        let center = EventCenter()
+        let heard = Recorder<String>()
+        let family = center.listen(to: (any Linking).self) { heard.record("family \($0.path)") }
+        #expect(center.dispatch(DeepLink(path: "/now"), holdingIfUnheard: .for(.seconds(60))) == 1)
+        family.cancel()
+        #expect(center.dispatch(DeepLink(path: "/later"), holdingIfUnheard: .for(.seconds(60))) == 0)
+        let late = center.listen(to: (any Linking).self) { heard.record("late \($0.path)") }
+        // The family listener took it: an exact-type listener after it finds nothing held.
+        let exact = center.listen(to: DeepLink.self) { heard.record("exact \($0.path)") }
+        #expect(heard.values == ["family /now", "late /later"])
+        _ = (late, exact)
     }
 
     @Test("an event that expires unheard is reported through the warning handler, and not delivered")

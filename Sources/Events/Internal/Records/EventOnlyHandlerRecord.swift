@@ -1,7 +1,7 @@
 /// A posting-thread listener whose handler takes the event alone (the most common form): it
 /// stores the user's closure as is, with no wrapper closure around it.
 @usableFromInline
-final class EventOnlyHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+final class EventOnlyHandlerRecord<E: Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     @usableFromInline let body: @Sendable (E) throws -> Void
 
     @usableFromInline

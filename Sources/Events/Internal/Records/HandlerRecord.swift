@@ -1,5 +1,5 @@
 /// A posting-thread listener with a handler of the general shape (owner, event, sender).
-final class HandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+final class HandlerRecord<E: Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
 
     init(

@@ -23,11 +23,15 @@ final class ListenerDetails: @unchecked Sendable {
     /// only compared by identity, never used.
     let senderID: ObjectIdentifier?
     @usableFromInline weak let sender: AnyObject?
+    /// The family a family listener hears: what kept events it may take, and the type
+    /// diagnostics name in place of the boxed event its record is generic over.
+    let family: FamilyKind?
 
     private init(
         eventKey: EventKey?, sequence: UInt64, priority: Priority, key: ListenerKey?,
-        owner: (any AnyObject & Sendable)?, sender: AnyObject?
+        owner: (any AnyObject & Sendable)?, sender: AnyObject?, family: FamilyKind?
     ) {
+        self.family = family
         self.eventKey = eventKey
         self.sequence = sequence
         self.priority = priority
@@ -43,11 +47,12 @@ final class ListenerDetails: @unchecked Sendable {
     /// that the record keeps itself.
     static func make(
         eventKey: EventKey?, sequence: UInt64 = 0, priority: Priority, key: ListenerKey?,
-        owner: (any AnyObject & Sendable)?, sender: AnyObject?
+        owner: (any AnyObject & Sendable)?, sender: AnyObject?, family: FamilyKind? = nil
     ) -> ListenerDetails? {
         if eventKey == nil, priority == .default, key == nil, owner == nil, sender == nil { return nil }
         return ListenerDetails(
-            eventKey: eventKey, sequence: sequence, priority: priority, key: key, owner: owner, sender: sender)
+            eventKey: eventKey, sequence: sequence, priority: priority, key: key, owner: owner, sender: sender,
+            family: family)
     }
 
     /// The details of a typed closure listener, which has no key and no owner.

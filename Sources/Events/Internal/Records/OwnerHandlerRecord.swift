@@ -3,7 +3,7 @@
 ///
 /// It keeps its owner itself rather than in its details, so that the usual owner-bound
 /// registration (no key, no sender, default priority) needs no details object.
-final class OwnerHandlerRecord<E: Event, Owner: AnyObject & Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
+final class OwnerHandlerRecord<E: Sendable, Owner: AnyObject & Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     let body: @Sendable (Owner, E, Sender?) throws -> Void
     private let storedOwnerID: ObjectIdentifier
     private weak let storedOwner: Owner?

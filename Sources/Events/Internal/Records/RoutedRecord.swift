@@ -1,5 +1,5 @@
 /// A listener whose handler runs in another context, reached through its route.
-final class RoutedRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+final class RoutedRecord<E: Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     let storedRoute: any AsyncRoute<E>
     private let storedContext: ListenerContext
 

@@ -1,7 +1,7 @@
 /// A posting-thread listener whose handler says whether the event goes on to the listeners
 /// after it. Its owner, when it has one, sits in its details.
 @usableFromInline
-final class StoppingHandlerRecord<E: Event>: TypedListenerRecord<E>, @unchecked Sendable {
+final class StoppingHandlerRecord<E: Sendable>: TypedListenerRecord<E>, @unchecked Sendable {
     // Why @unchecked is safe: the only stored property added is a `let` of a `@Sendable` closure.
 
     @usableFromInline let handler: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Propagation

@@ -6,8 +6,8 @@
 /// `RoutedRecord` for listeners whose handler runs in another context (main actor, an actor, a
 /// queue), reached through their route. Keeping each shape in its own class keeps records small.
 @usableFromInline
-class TypedListenerRecord<E: Event>: ListenerRecord, @unchecked Sendable {
-    override var eventType: Any.Type { E.self }
+class TypedListenerRecord<E: Sendable>: ListenerRecord, @unchecked Sendable {
+    override var eventType: Any.Type { details?.family?.familyType ?? E.self }
     override var typedEventID: ObjectIdentifier { ObjectIdentifier(E.self) }
 
     /// Runs the handler of a posting-thread listener. A method rather than a closure call, so
