@@ -446,7 +446,7 @@ extension EventCenter {
         "a listener that stops propagation runs on the dispatching thread: register it with intercept(_:), "
         + "without on:, coalescing: or isolatedTo:"
 
-    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)``.
+    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)``.
     @available(*, deprecated, renamed: "intercept(_:from:priority:once:receivingCurrent:file:line:_:)")
     public func listen<E: Sendable, Answer: _PropagationResult>(
         to type: E.Type,
@@ -467,7 +467,7 @@ extension EventCenter {
         ) { try handler($0)._propagation }
     }
 
-    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)``.
+    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)``.
     @available(*, deprecated, renamed: "intercept(_:from:priority:once:receivingCurrent:file:line:_:)")
     @_disfavoredOverload
     public func listen<E: Event>(
@@ -482,7 +482,7 @@ extension EventCenter {
         intercept(type, from: sender, priority: priority, once: once, file: file, line: line, handler)
     }
 
-    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)`` with
+    /// Deprecated: ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)`` with
     /// `Sent<E>.self`, whose value holds the event and its sender.
     @available(*, deprecated, message: "use intercept(Sent<E>.self): its value holds the event and its sender")
     @_disfavoredOverload
@@ -500,7 +500,7 @@ extension EventCenter {
         }
     }
 
-    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)``.
+    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_,_,_)``.
     @available(*, deprecated, renamed: "intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)")
     @discardableResult
     public func listen<E: Sendable, Owner: AnyObject & Sendable, Answer: _PropagationResult>(
@@ -524,7 +524,7 @@ extension EventCenter {
         ) { try handler($0, $1)._propagation }
     }
 
-    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)``.
+    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_,_,_)``.
     @available(*, deprecated, renamed: "intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)")
     @_disfavoredOverload @discardableResult
     public func listen<E: Event, Owner: AnyObject & Sendable>(
@@ -542,7 +542,7 @@ extension EventCenter {
             type, owner: owner, key: key, from: sender, priority: priority, once: once, file: file, line: line, handler)
     }
 
-    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)``
+    /// Deprecated: ``intercept(_:owner:key:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_,_,_)``
     /// with `Sent<E>.self`.
     @available(*, deprecated, message: "use intercept(Sent<E>.self, owner:): its value holds the event and its sender")
     @_disfavoredOverload @discardableResult
@@ -683,7 +683,7 @@ extension EventCenter {
 
 extension EventCenter {
     /// Unusable: only a handler on the dispatching thread can stop propagation; see
-    /// ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)``.
+    /// ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)``.
     @available(*, deprecated, message: "a main-actor listener cannot stop propagation: use intercept(_:)")
     public func listen<E: Sendable, Answer: _PropagationResult>(
         to type: E.Type,

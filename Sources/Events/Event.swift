@@ -17,6 +17,6 @@
 /// ```
 ///
 /// Events are matched by their exact static type: a listener of `PostWritten` hears
-/// `dispatch(PostWritten(...))` and nothing else. To hear every event of a protocol or a class,
-/// or every event at all, listen to a family: `listen(toAll: (any Event).self)`.
+/// `dispatch(PostWritten(...))` and nothing else. To hear every event of a protocol, or every
+/// event at all, listen to a family: `listen(to: (any Event).self)`.
 public protocol Event: Sendable {}

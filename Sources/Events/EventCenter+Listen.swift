@@ -25,7 +25,7 @@ extension EventCenter {
     /// listener. The handler runs on the thread that dispatches unless `delivery` says
     /// otherwise, so it is `@Sendable`; see ``EventCenter`` for ordering and reentrancy rules.
     /// A listener that may stop an event from reaching the listeners after it is registered
-    /// with ``intercept(_:from:priority:once:file:line:_:)``.
+    /// with ``intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)``.
     ///
     /// - Parameters:
     ///   - type: What to hear (see above).
@@ -37,7 +37,7 @@ extension EventCenter {
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
     ///   - receivingCurrent: When true, the listener first receives the current values it hears
-    ///     (kept by `dispatch(_:from:keepingCurrent:file:line:)`) in its own context, before
+    ///     (kept by `dispatch(_:keepingCurrent:)`) in its own context, before
     ///     any newer event. Defaults to false.
     ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
     ///     another context than the posting thread: with `on: .postingThread` (the default) and

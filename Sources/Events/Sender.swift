@@ -1,12 +1,12 @@
 /// The object that dispatched an event (the `from:` of a dispatch).
 ///
 /// Pass the sender when dispatching (`center.dispatch(event, from: self)`) and listeners can ask
-/// who it was by taking a second handler parameter:
+/// who it was by listening to ``Sent``:
 ///
 /// ```swift
-/// let subscription = center.listen(to: PostWritten.self) { post, sender in
-///     if sender === editor { print("written in the editor") }
-///     let writer = sender?.object(as: PostWriter.self)   // typed, nil if it is something else
+/// let subscription = center.listen(to: Sent<PostWritten>.self) { sent in
+///     if sent.sender === editor { print("written in the editor") }
+///     let writer = sent.sender?.object(as: PostWriter.self)   // typed, nil if it is something else
 /// }
 /// center.dispatch(PostWritten(title: "Hi"), from: editor)
 /// ```
@@ -55,8 +55,8 @@ public struct Sender: Hashable, CustomStringConvertible, @unchecked Sendable {
 /// Whether the event came from exactly `object` (identity).
 ///
 /// ```swift
-/// center.listen(to: Saved.self) { event, sender in
-///     if sender === editor { ... }
+/// center.listen(to: Sent<Saved>.self) { sent in
+///     if sent.sender === editor { ... }
 /// }
 /// ```
 public func === (sender: Sender?, object: AnyObject?) -> Bool {

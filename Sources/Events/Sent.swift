@@ -11,7 +11,7 @@
 /// `Sent<any CartEvent>`, or every named event as `Sent<NamedEvent>`), in every context and with
 /// every option of `listen(to:)`: an owner, `on: .main`, `isolatedTo:`, `from:`, `once`,
 /// current values, coalescing (a coalesced listener receives the newest event with its sender).
-/// It works with ``EventCenter/intercept(_:from:priority:once:file:line:_:)`` too.
+/// It works with ``EventCenter/intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)`` too.
 ///
 /// The sender is held only for the length of the delivery: `Sent` keeps the object strongly, as
 /// `dispatch(_:from:)` did while it ran, so do not store a `Sent` where it would keep a sender

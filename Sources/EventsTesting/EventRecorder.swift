@@ -93,8 +93,8 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
             subject: "\(E.self)" + fromDescription(sender),
             callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         ) { state in
-            center.listen(to: type, from: sender, file: fileID, line: line) { event, sender in
-                state.record(event, sender: sender)
+            center.listen(to: Sent<E>.self, from: sender, file: fileID, line: line) { sent in
+                state.record(sent.event, sender: sent.sender)
             }
         }
     }
@@ -211,7 +211,7 @@ extension EventRecorder where E == NamedEvent {
             subject: "every named event" + fromDescription(sender),
             callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         ) { state in
-            center.listenToAllNames(from: sender, file: fileID, line: line) { event in
+            center.listen(to: NamedEvent.self, from: sender, file: fileID, line: line) { event in
                 state.record(event, sender: event.sender)
             }
         }

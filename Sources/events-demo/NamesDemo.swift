@@ -70,7 +70,7 @@ func runNamesDemo() {
     let videos = center.listen(to: VideoEvents.listDidLoad.eventName) { event in
         timeline.call("video list", "\(event.name): reloads")
     }
-    let logger = center.listenToAllNames(priority: .low) { event in
+    let logger = center.listen(to: NamedEvent.self, priority: .low) { event in
         timeline.call("logger", "saw \(event.name)")
     }
 

@@ -31,8 +31,8 @@ final class PostListScreen: Sendable {
 
     /// Called each time the screen appears: registering again with the same key is ignored.
     func willAppear(in center: EventCenter) {
-        center.listen(to: PostWritten.self, owner: self, key: "refresh") { screen, post, sender in
-            screen.show(post, from: sender)
+        center.listen(to: Sent<PostWritten>.self, owner: self, key: "refresh") { screen, sent in
+            screen.show(sent.event, from: sent.sender)
         }
     }
 

@@ -134,8 +134,9 @@ func runRedisWorker(url: String) async -> Int32 {
     let center = EventCenter()
     let bridge = RedisBridge(center: center, configuration: demoBridgeConfiguration(redis, source: "demo/warehouse"))
     let finished = center.events(of: DemoFinished.self)
-    let orders = center.listen(to: OrderPlaced.self) { order, sender in
-        let origin = sender?.object(as: RemoteOrigin.self)
+    let orders = center.listen(to: Sent<OrderPlaced>.self) { sent in
+        let order = sent.event
+        let origin = sent.sender?.object(as: RemoteOrigin.self)
         say(
             "OrderPlaced \(order.orderID) \(order.items) from \(origin?.source ?? "?") "
                 + "(subject \(origin?.subject ?? "none"), stream entry \(origin?.streamEntryID ?? "?"))")

@@ -141,7 +141,7 @@ func runShapesDemo() {
     timeline.note("listeners of rectangleCreated: \(center.listenerCount(for: .rectangleCreated))")
 
     timeline.step("A debug log listens to every name (NotificationCenter's nil name)")
-    let debugLog = center.listenToAllNames(priority: .low) { event in
+    let debugLog = center.listen(to: NamedEvent.self, priority: .low) { event in
         timeline.call("debug log", "\(event.name) \(event.payload)")
     }
 

@@ -68,7 +68,7 @@ func runShopDemo() async {
     timeline.note("five changes, \(refreshes.value) refresh; the badge, not coalesced, showed each")
 
     timeline.step("checkout: a validator at high priority guards payment")
-    let validator = center.listen(to: CheckoutRequested.self, priority: .high) { request in
+    let validator = center.intercept(CheckoutRequested.self, priority: .high) { request in
         guard request.items > 0 else {
             timeline.call("validator", "refuses an empty cart")
             return .stop

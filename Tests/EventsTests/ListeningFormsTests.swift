@@ -93,7 +93,7 @@ struct ListeningFormsTests {
         let once = center.listen(to: (any Door).self, once: true) { door in heard.record("once \(door.room)") }
         let log = RoomLog()
         center.listen(to: (any Door).self, isolatedTo: log) { log, door in log.append(door.room) }
-        let screen = await RoomScreen()
+        let screen = RoomScreen()
         let main = center.listen(to: (any Door).self, on: .main) { door in screen.shown.append(door.room) }
         let coalesced = center.listen(to: (any Door).self, on: .background, coalescing: .latest) { door in
             heard.record("latest \(door.room)")
@@ -137,7 +137,7 @@ struct ListeningFormsTests {
         center.listen(to: NamedEvent.self, owner: sensor) { _, event in heard.record("owner \(event.name)") }
         let log = RoomLog()
         center.listen(to: NamedEvent.self, isolatedTo: log) { log, event in log.append(event.name.rawValue) }
-        let screen = await RoomScreen()
+        let screen = RoomScreen()
         let main = center.listen(to: NamedEvent.self, on: .mainOrdered) { event in
             screen.shown.append(event.name.rawValue)
         }
@@ -181,7 +181,7 @@ struct ListeningFormsTests {
         center.listen(to: Sent<LightOn>.self, owner: sensor, from: sensor) { owner, sent in
             heard.record("owner \(sent.event.room) \(sent.sender === owner)")
         }
-        let screen = await RoomScreen()
+        let screen = RoomScreen()
         let main = center.listen(to: Sent<LightOn>.self, on: .main) { sent in
             screen.shown.append("\(sent.event.room) \(sent.sender === sensor)")
         }

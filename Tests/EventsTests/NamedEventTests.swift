@@ -348,10 +348,10 @@ struct NamedListeningTests {
         let center = EventCenter()
         #expect(!center.hasListeners(for: .saved))
         let one = center.listen(to: .saved) { _ in }
-        let all = center.listenToAllNames { _ in }
+        let all = center.listen(to: NamedEvent.self) { _ in }
         #expect(center.listenerCount(for: .saved) == 2)
         #expect(center.listenerCount(for: .deleted) == 1)
-        #expect(center.allNamesListenerCount == 1)
+        #expect(center.listenerCount(for: NamedEvent.self) == 1)
         #expect(center.hasListeners(for: .deleted))
         _ = (one, all)
     }
@@ -362,7 +362,7 @@ struct AllNamesTests {
     @Test func allNamesListenerHearsEveryNameButNoTypedEvent() {
         let center = EventCenter()
         let names = Recorder<String>()
-        let subscription = center.listenToAllNames { event in names.record(event.name.rawValue) }
+        let subscription = center.listen(to: NamedEvent.self) { event in names.record(event.name.rawValue) }
         center.dispatch(.saved)
         center.dispatch(.deleted)
         center.dispatch(Tick(n: 1))
@@ -376,11 +376,11 @@ struct AllNamesTests {
         let log = Recorder<String>()
         let subscriptions = [
             center.listen(to: .saved) { _ in log.record("name 1") },
-            center.listenToAllNames { _ in log.record("all 2") },
+            center.listen(to: NamedEvent.self) { _ in log.record("all 2") },
             center.listen(to: .saved, priority: .low) { _ in log.record("name low") },
-            center.listenToAllNames(priority: .high) { _ in log.record("all high") },
+            center.listen(to: NamedEvent.self, priority: .high) { _ in log.record("all high") },
             center.listen(to: .saved) { _ in log.record("name 3") },
-            center.listenToAllNames(priority: .low) { _ in log.record("all low") },
+            center.listen(to: NamedEvent.self, priority: .low) { _ in log.record("all low") },
             center.listen(to: .saved, priority: .high) { _ in log.record("name high") },
         ]
         #expect(center.dispatch(.saved) == 7)
@@ -391,11 +391,11 @@ struct AllNamesTests {
     @Test func onceListenerOfEveryNameHearsOneEventInTotal() {
         let center = EventCenter()
         let names = Recorder<String>()
-        let subscription = center.listenToAllNames(once: true) { event in names.record(event.name.rawValue) }
+        let subscription = center.listen(to: NamedEvent.self, once: true) { event in names.record(event.name.rawValue) }
         center.dispatch(.saved)
         center.dispatch(.deleted)
         #expect(names.values == ["test.saved"])
-        #expect(center.allNamesListenerCount == 0)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
         withExtendedLifetime(subscription) {}
     }
 
@@ -403,7 +403,7 @@ struct AllNamesTests {
         let center = EventCenter()
         let writer = Probe()
         let calls = Counter()
-        let subscription = center.listenToAllNames(from: writer) { _ in calls.increment() }
+        let subscription = center.listen(to: NamedEvent.self, from: writer) { _ in calls.increment() }
         center.dispatch(.saved, from: writer)
         center.dispatch(.deleted, from: Probe())
         center.dispatch(.deleted)
@@ -416,17 +416,17 @@ struct AllNamesTests {
         var owner: Probe? = Probe("logger")
         let log = Recorder<String>()
         for _ in 0..<3 {
-            center.listenToAllNames(owner: owner!, key: "log") { owner, event in
+            center.listen(to: NamedEvent.self, owner: owner!, key: "log") { owner, event in
                 log.record("\(owner.name) \(event.name)")
             }
         }
-        center.listenToAllNames(owner: owner!) { _, _ in log.record("unkeyed") }
-        #expect(center.allNamesListenerCount == 2)
+        center.listen(to: NamedEvent.self, owner: owner!) { _, _ in log.record("unkeyed") }
+        #expect(center.listenerCount(for: NamedEvent.self) == 2)
         center.dispatch(.saved)
         owner = nil
         center.dispatch(.deleted)
         #expect(log.values == ["logger test.saved", "unkeyed"])
-        #expect(center.allNamesListenerCount == 0)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
     }
 }
 
@@ -437,8 +437,8 @@ struct NamedRemovalTests {
         center.listen(to: .saved, owner: owner, key: "b") { _, _ in log.record("saved b") }
         center.listen(to: .saved, owner: owner) { _, _ in log.record("saved") }
         center.listen(to: .deleted, owner: owner, key: "a") { _, _ in log.record("deleted a") }
-        center.listenToAllNames(owner: owner, key: "a") { _, event in log.record("all a \(event.name)") }
-        center.listenToAllNames(owner: owner) { _, event in log.record("all \(event.name)") }
+        center.listen(to: NamedEvent.self, owner: owner, key: "a") { _, event in log.record("all a \(event.name)") }
+        center.listen(to: NamedEvent.self, owner: owner) { _, event in log.record("all \(event.name)") }
         center.listen(to: Tick.self, owner: owner, key: "a") { _, _ in log.record("tick a") }
     }
 
@@ -496,10 +496,10 @@ struct NamedRemovalTests {
         let owner = Probe()
         let log = Recorder<String>()
         register(center, owner, log: log)
-        center.removeAllNamesListeners(of: owner, key: "a")
-        #expect(center.allNamesListenerCount == 1)
-        center.removeAllNamesListeners(of: owner)
-        #expect(center.allNamesListenerCount == 0)
+        center.remove(owner, key: "a", for: NamedEvent.self)
+        #expect(center.listenerCount(for: NamedEvent.self) == 1)
+        center.remove(owner, for: NamedEvent.self)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
         fire(center)
         #expect(log.values == ["saved a", "saved b", "saved", "deleted a", "tick a"])
     }
@@ -510,11 +510,11 @@ struct NamedRemovalTests {
         let log = Recorder<String>()
         center.remove(owner, for: .saved)
         center.remove(owner, key: "a", for: .saved)
-        center.removeAllNamesListeners(of: owner)
+        center.remove(owner, for: NamedEvent.self)
         register(center, owner, log: log)
         center.remove(Probe(), for: .saved)
         center.remove(owner, key: "zzz", for: .saved)
-        center.removeAllNamesListeners(of: owner, key: "zzz")
+        center.remove(owner, key: "zzz", for: NamedEvent.self)
         center.dispatch(.saved)
         #expect(log.values.count == 5)
     }
@@ -532,7 +532,7 @@ struct NamedReentrancyTests {
                 log.record("saved done")
             },
             center.listen(to: .saved) { _ in log.record("saved 2") },
-            center.listenToAllNames(priority: -1) { event in log.record("all \(event.name)") },
+            center.listen(to: NamedEvent.self, priority: -1) { event in log.record("all \(event.name)") },
         ]
         center.dispatch(.saved)
         #expect(log.values == ["saved", "all test.deleted", "saved done", "saved 2", "all test.saved"])
@@ -546,7 +546,7 @@ struct NamedReentrancyTests {
         let subscription = center.listen(to: .saved) { _ in
             log.record("first")
             if added.values.isEmpty {
-                added.record(center.listenToAllNames { _ in log.record("added") })
+                added.record(center.listen(to: NamedEvent.self) { _ in log.record("added") })
             }
         }
         #expect(center.dispatch(.saved) == 1)
@@ -559,7 +559,7 @@ struct NamedReentrancyTests {
         let center = EventCenter()
         let log = Recorder<String>()
         let victims = Recorder<Subscription>()
-        let canceller = center.listenToAllNames(priority: .high) { _ in
+        let canceller = center.listen(to: NamedEvent.self, priority: .high) { _ in
             log.record("canceller")
             victims.values.forEach { $0.cancel() }
         }
@@ -576,7 +576,7 @@ struct NamedReentrancyTests {
         let log = Recorder<String>()
         let subscription = center.listen(to: .saved) { _ in
             DispatchQueue.global().sync {
-                let inner = center.listenToAllNames { event in log.record("inner \(event.name)") }
+                let inner = center.listen(to: NamedEvent.self) { event in log.record("inner \(event.name)") }
                 center.dispatch(.deleted)
                 center.listen(to: .deleted, owner: owner) { _, _ in }
                 center.remove(owner, for: .deleted)
@@ -602,9 +602,11 @@ struct NamedConcurrencyTests {
             center.listen(to: names[index]) { _ in perName[index].increment() }
         }
         let everyName = Counter()
-        let all = center.listenToAllNames { _ in everyName.increment() }
+        let all = center.listen(to: NamedEvent.self) { _ in everyName.increment() }
         let onceCounters = (0..<5).map { _ in Counter() }
-        let onces = onceCounters.map { counter in center.listenToAllNames(once: true) { _ in counter.increment() } }
+        let onces = onceCounters.map { counter in
+            center.listen(to: NamedEvent.self, once: true) { _ in counter.increment() }
+        }
         let owner = Probe()
         center.listen(to: "n0", owner: owner, key: "k") { owner, _ in owner.received.increment() }
         let delivered = Counter()
@@ -642,9 +644,9 @@ struct NamedConcurrencyTests {
                 let owner = Probe()
                 let name = EventName("churn.\(n % 5)")
                 let closure = center.listen(to: name) { _ in }
-                let all = center.listenToAllNames { _ in }
+                let all = center.listen(to: NamedEvent.self) { _ in }
                 center.listen(to: name, owner: owner, key: n % 3) { _, _ in }
-                center.listenToAllNames(owner: owner) { _, _ in }
+                center.listen(to: NamedEvent.self, owner: owner) { _, _ in }
                 center.dispatch(name)
                 if n % 2 == thread % 2 { center.remove(owner) }
                 closure.cancel()
@@ -652,7 +654,7 @@ struct NamedConcurrencyTests {
             }
         }
         for n in 0..<5 { #expect(center.listenerCount(for: EventName("churn.\(n)")) == 0) }
-        #expect(center.allNamesListenerCount == 0)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
     }
 }
 

@@ -62,7 +62,7 @@ struct NotificationForwardingTests {
         let subscriptions = (1...3).map { index in
             center.listen(to: "bridge.shapeAdded") { _ in log.record("listener \(index)") }
         }
-        let everything = center.listenToAllNames { event in log.record("all \(event.name)") }
+        let everything = center.listen(to: NamedEvent.self) { event in log.record("all \(event.name)") }
         notifications.post(name: .shapeAdded, object: nil)
         #expect(log.values == ["listener 1", "listener 2", "listener 3", "all bridge.shapeAdded"])
         _ = (bridge, subscriptions, everything)
@@ -187,8 +187,8 @@ struct NotificationForwardingTests {
         let bridge = center.forwardNotifications(named: .shapeAdded, from: notifications) { notification in
             (notification.userInfo?["shapeID"] as? String).map(ShapeAdded.init(shapeID:))
         }
-        let subscription = center.listen(to: ShapeAdded.self) { event, sender in
-            log.record("\(event.shapeID) from \(sender?.object(as: Probe.self)?.name ?? "nobody")")
+        let subscription = center.listen(to: Sent<ShapeAdded>.self) { sent in
+            log.record("\(sent.event.shapeID) from \(sent.sender?.object(as: Probe.self)?.name ?? "nobody")")
         }
         notifications.post(name: .shapeAdded, object: board, userInfo: ["shapeID": "s9"])
         notifications.post(name: .shapeAdded, object: nil, userInfo: [:])  // transform returns nil: skipped

@@ -27,12 +27,12 @@ struct OwnerKeyFormsTests {
         let owner = Probe()
         center.listen(to: Edited.self, owner: owner) { _, _ in }
         center.listen(to: Edited.self, owner: owner) { _, _ in }
-        center.listen(to: Edited.self, owner: owner, once: true) { _, _, _ in }
+        center.listen(to: Sent<Edited>.self, owner: owner, once: true) { _, _ in }
         #expect(center.listenerCount(for: Edited.self) == 3)
         center.listen(to: Edited.self, owner: owner, key: "k") { _, _ in }
         center.listen(to: Edited.self, owner: owner, key: "k") { _, _ in }
-        center.listen(to: Edited.self, owner: owner, key: "s", priority: 1) { _, _, _ in }
-        center.listen(to: Edited.self, owner: owner, key: "s", priority: 2) { _, _, _ in }
+        center.listen(to: Sent<Edited>.self, owner: owner, key: "s", priority: 1) { _, _ in }
+        center.listen(to: Sent<Edited>.self, owner: owner, key: "s", priority: 2) { _, _ in }
         #expect(center.listenerCount(for: Edited.self) == 5)
         center.remove(owner, key: "k")
         center.remove(owner, key: "s", for: Edited.self)
@@ -86,12 +86,12 @@ struct OwnerKeyFormsTests {
         center.listen(to: .keyed, owner: owner) { _, _ in }
         center.listen(to: .keyed, owner: owner, key: "k") { _, _ in }
         center.listen(to: .keyed, owner: owner, key: "k") { _, _ in }
-        center.listenToAllNames(owner: owner) { _, _ in }
-        center.listenToAllNames(owner: owner) { _, _ in }
-        center.listenToAllNames(owner: owner, key: "k") { _, _ in }
-        center.listenToAllNames(owner: owner, key: "k") { _, _ in }
+        center.listen(to: NamedEvent.self, owner: owner) { _, _ in }
+        center.listen(to: NamedEvent.self, owner: owner) { _, _ in }
+        center.listen(to: NamedEvent.self, owner: owner, key: "k") { _, _ in }
+        center.listen(to: NamedEvent.self, owner: owner, key: "k") { _, _ in }
         #expect(center.listenerCount(for: .keyed) == 6)
-        #expect(center.allNamesListenerCount == 3)
+        #expect(center.listenerCount(for: NamedEvent.self) == 3)
         #expect(center.dispatch(.keyed) == 6)
     }
 }

@@ -31,8 +31,8 @@ enum NamedRemoval: String, CaseIterable, Sendable {
         case .owner: center.remove(owner)
         case .ownerForName: center.remove(owner, for: .refreshed)
         case .ownerKeyForName: center.remove(owner, key: "k", for: .refreshed)
-        case .allNames: center.removeAllNamesListeners(of: owner)
-        case .allNamesKey: center.removeAllNamesListeners(of: owner, key: "k")
+        case .allNames: center.remove(owner, for: NamedEvent.self)
+        case .allNamesKey: center.remove(owner, key: "k", for: NamedEvent.self)
         }
     }
 }
@@ -166,7 +166,7 @@ struct QueuedOnceRemovalTests {
         let owner = Probe()
         let ran = Counter()
         if removal.listensToAllNames {
-            center.listenToAllNames(owner: owner, key: "k", on: .queue(held.queue), once: true) { _, _ in
+            center.listen(to: NamedEvent.self, owner: owner, key: "k", on: .queue(held.queue), once: true) { _, _ in
                 ran.increment()
             }
         } else {

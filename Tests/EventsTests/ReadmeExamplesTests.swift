@@ -73,8 +73,8 @@ struct ReadmeExamplesTests {
         let fromEditor = center.listen(to: PostWritten.self, from: editor) { post in
             print("the editor wrote", post.title)
         }
-        let anyone = center.listen(to: PostWritten.self) { post, sender in
-            if sender === editor { print("from the editor") }
+        let anyone = center.listen(to: Sent<PostWritten>.self) { sent in
+            if sent.sender === editor { print("from the editor") }
         }
         #expect(center.dispatch(PostWritten(title: "Draft"), from: editor) == 2)
         #expect(center.dispatch(PostWritten(title: "Draft"), from: Readme.Editor()) == 1)

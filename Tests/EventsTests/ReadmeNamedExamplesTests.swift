@@ -60,8 +60,8 @@ struct ReadmeNamedExamplesTests {
         let heard = Recorder<String>()
 
         let photos = center.listen(to: PhotoEvents.listDidLoad.eventName) { event in print(event.name) }
-        let everything = center.listenToAllNames { event in print("saw", event.name) }
-        let check = center.listenToAllNames { event in heard.record(event.name.rawValue) }
+        let everything = center.listen(to: NamedEvent.self) { event in print("saw", event.name) }
+        let check = center.listen(to: NamedEvent.self) { event in heard.record(event.name.rawValue) }
         #expect(center.dispatch(PhotoEvents.listDidLoad.eventName) == 3)
         #expect(heard.values == ["PhotoEvents.listDidLoad"])
         _ = (photos, everything, check)

@@ -47,7 +47,8 @@ struct SenderTests {
         let center = EventCenter()
         let writer = Probe("writer")
         let seen = Recorder<String>()
-        let subscription = center.listen(to: PostWritten.self) { post, sender in
+        let subscription = center.listen(to: Sent<PostWritten>.self) { sent in
+            let (post, sender) = (sent.event, sent.sender)
             if sender === writer {
                 seen.record("writer:\(post.title):\(sender?.object(as: Probe.self)?.name ?? "?")")
             } else if sender == nil {
@@ -85,8 +86,8 @@ struct SenderTests {
         let owner = Probe("owner")
         let writer = Probe("writer")
         let seen = Recorder<String>()
-        center.listen(to: Tick.self, owner: owner) { owner, tick, sender in
-            seen.record("\(owner.name) \(tick.n) \(sender?.object(as: Probe.self)?.name ?? "nil")")
+        center.listen(to: Sent<Tick>.self, owner: owner) { owner, sent in
+            seen.record("\(owner.name) \(sent.event.n) \(sent.sender?.object(as: Probe.self)?.name ?? "nil")")
         }
         center.dispatch(Tick(n: 7), from: writer)
         #expect(seen.values == ["owner 7 writer"])

@@ -1,10 +1,4 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import Foundation
 
 /// The observed dispatches running on one thread, innermost last: what nesting depth, a
 /// trace's parent and the topology's "this listener dispatched that event" are read from.
@@ -50,14 +44,15 @@ final class DispatchFrames {
 
     private static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
-        let status = pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-                Unmanaged<DispatchFrames>.fromOpaque(pointer).release()
-            #else
-                if let pointer { Unmanaged<DispatchFrames>.fromOpaque(pointer).release() }
-            #endif
-        }
+        // The destructor's parameter is optional on some platforms and not on others: a
+        // function taking an optional accepts both.
+        let status = pthread_key_create(&key) { pointer in release(pointer) }
         precondition(status == 0, "pthread_key_create failed: \(status)")
         return key
     }()
+
+    /// Frees a thread's frames when the thread exits.
+    private static func release(_ pointer: UnsafeMutableRawPointer?) {
+        if let pointer { Unmanaged<DispatchFrames>.fromOpaque(pointer).release() }
+    }
 }

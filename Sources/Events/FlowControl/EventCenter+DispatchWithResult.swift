@@ -3,7 +3,7 @@ import Synchronization
 extension EventCenter {
     // MARK: Dispatching with a result
 
-    /// Delivers `event` as ``dispatch(_:from:file:line:)-(E,_,_,_)`` does, and says whether a listener
+    /// Delivers `event` as ``dispatch(_:from:keepingCurrent:holdingIfUnheard:file:line:)`` does, and says whether a listener
     /// stopped its propagation, and which.
     ///
     /// ```swift

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The families that family listeners (`listen(toAll:)`) have asked for, and which of them each
+/// The families that family listeners (`listen(to: (any P).self)`) have asked for, and which of them each
 /// dispatched type belongs to.
 ///
 /// Whether an event type is a `P` is decided once per type, on its first dispatch while family

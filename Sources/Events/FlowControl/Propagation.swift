@@ -1,14 +1,15 @@
-/// What a listener that may stop propagation says after it handled an event: whether the event
-/// goes on to the listeners after it.
+/// What an interceptor says after it handled an event: whether the event goes on to the
+/// listeners after it.
 ///
-/// Return it from the handler of a posting-thread listener to stop the listeners of lower
+/// Return it from the handler of an interceptor
+/// (``EventCenter/intercept(_:from:priority:once:receivingCurrent:file:line:_:)-(E.Type,_,_,_,_,_,_,_)``) to stop the listeners of lower
 /// priority (and those of equal priority registered later) from receiving that dispatch:
 ///
 /// ```swift
 /// struct Checkout: Event { let total: Int }
 ///
 /// let checkoutCenter = EventCenter()
-/// let validator = checkoutCenter.listen(to: Checkout.self, priority: .high) { checkout in
+/// let validator = checkoutCenter.intercept(Checkout.self, priority: .high) { checkout in
 ///     checkout.total > 0 ? .continue : .stop
 /// }
 /// let payment = checkoutCenter.listen(to: Checkout.self) { checkout in
@@ -19,9 +20,9 @@
 /// ```
 ///
 /// ## Rules
-/// - Only listeners that run on the dispatching thread can stop propagation: their handler
-///   returns before the next listener is reached. The listener forms that return a
-///   `Propagation` have no `on:` parameter for that reason.
+/// - Only interceptors stop propagation, and they run on the dispatching thread: their handler
+///   returns before the next listener is reached. `intercept` has no `on:` parameter for that
+///   reason.
 /// - A stop ends that one dispatch. The listeners after the stopping one are not called and
 ///   not handed the event, whatever their context: a main-actor, actor, queue or stream
 ///   listener of lower priority does not receive it. Listeners before it (higher priority, or

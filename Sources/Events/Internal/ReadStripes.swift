@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Per-thread read caches of the registry's listener lists, so that threads dispatching at the
 /// same time do not write to the same memory.
 ///

@@ -53,7 +53,7 @@ final class Registry: @unchecked Sendable {
     private var liveAtLastSweep = 0
     /// Per-thread copies of the lists, read by dispatch; see `ReadStripes`.
     private let stripes = ReadStripes()
-    /// The keys of the lists of family listeners (`listen(toAll:)`), which the center tells
+    /// The keys of the lists of family listeners (`listen(to: (any P).self)`), which the center tells
     /// apart from its other lists only to know whether any family listener is left.
     private var familyKeys: Set<ObjectIdentifier> = []
     /// How many family lists exist (a list exists while it holds a record). Written under the

@@ -31,7 +31,7 @@ extension EventCenter {
     ///   - priority: Higher runs earlier; ties run in registration order. Defaults to 0.
     ///   - once: When true, the listener ends after its first event (even under concurrent dispatch).
     ///   - receivingCurrent: When true, the listener first receives the name's current values
-    ///     (kept by `dispatch(_:from:data:payload:keepingCurrent:file:line:)`) in its own context,
+    ///     (kept by `dispatch(_:keepingCurrent:)`) in its own context,
     ///     before any newer event. A listener of every name receives those of every name.
     ///   - coalescing: Merges bursts of events into fewer deliveries; see ``Coalescing``. Needs
     ///     another context than the posting thread: with `on: .postingThread` (the default) and

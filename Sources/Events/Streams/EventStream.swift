@@ -132,7 +132,7 @@ extension EventCenter {
     ///     once it deinitializes the stream receives nothing more (it does not finish).
     ///   - bufferingPolicy: What to do while the consumer lags. Defaults to `.unbounded`.
     ///   - receivingCurrent: When true, the stream starts with the current values of `E` (kept by
-    ///     `dispatch(_:from:keepingCurrent:file:line:)`), before any newer event, as a
+    ///     `dispatch(_:keepingCurrent:)`), before any newer event, as a
     ///     `CurrentValueSubject` does.
     ///   - file: The call site, recorded for diagnostics. Leave the default.
     ///   - line: The call site, recorded for diagnostics. Leave the default.

@@ -87,7 +87,9 @@ struct CarriedEvent: Sendable {
                 let envelope = outbound.envelope(type: E.wireName)
                 let routes = keys.map { outbound.route(type: E.wireName, mode: mode, key: $0) }
                 let unpartitioned = routes.count == 1 ? routes[0] : nil
-                return center.listen(to: E.self) { event, sender in
+                return center.listen(to: Sent<E>.self) { sent in
+                    let event = sent.event
+                    let sender = sent.sender
                     // Events from Redis are not published again.
                     guard sender?.object(as: RemoteOrigin.self) == nil else { return }
                     let route =

@@ -3,11 +3,11 @@ public import Foundation
 
 /// The sender of every event that a ``RedisBridge`` received from Redis.
 ///
-/// Listeners that care where an event came from take the sender parameter and ask for it:
+/// Listeners that care where an event came from listen to `Sent<E>` and ask its sender:
 ///
 /// ```swift
-/// let subscription = center.listen(to: OrderPlaced.self) { order, sender in
-///     if let origin = sender?.object(as: RemoteOrigin.self) {
+/// let subscription = center.listen(to: Sent<OrderPlaced>.self) { sent in
+///     if let origin = sent.sender?.object(as: RemoteOrigin.self) {
 ///         print("from \(origin.source), event \(origin.id)")
 ///     } else {
 ///         print("dispatched in this process")
@@ -39,9 +39,9 @@ public final class RemoteOrigin: Sendable, CustomStringConvertible {
     /// `tracestate` is left out.
     ///
     /// ```swift
-    /// center.listen(to: OrderPlaced.self) { order, sender in
-    ///     if let trace = sender?.object(as: RemoteOrigin.self)?.traceContext {
-    ///         print("order \(order.id) continues trace \(trace.traceID)")
+    /// center.listen(to: Sent<OrderPlaced>.self) { sent in
+    ///     if let trace = sent.sender?.object(as: RemoteOrigin.self)?.traceContext {
+    ///         print("order \(sent.event.id) continues trace \(trace.traceID)")
     ///     }
     /// }
     /// ```

@@ -12,8 +12,8 @@ struct CoalescingLatestTests {
         let shut = ShutQueue()
         let heard = Recorder<(Int, Sender?)>()
         let sender = Probe("sender")
-        let subscription = center.listen(to: Tick.self, on: .queue(shut.queue), coalescing: .latest) { tick, from in
-            heard.record((tick.n, from))
+        let subscription = center.listen(to: Sent<Tick>.self, on: .queue(shut.queue), coalescing: .latest) { sent in
+            heard.record((sent.event.n, sent.sender))
         }
         for n in 1...9 { center.dispatch(Tick(n: n)) }
         center.dispatch(Tick(n: 10), from: sender)
@@ -108,7 +108,8 @@ struct CoalescingLatestTests {
         let subscription = center.listen(to: "progress", on: .queue(shut.queue), coalescing: .latest) { event in
             heard.record((try? event.data(as: Int.self)) ?? -1)
         }
-        let all = center.listenToAllNames(on: .queue(shut.queue), coalescing: .latest) { _ in heard.record(0) }
+        let all = center.listen(to: NamedEvent.self, on: .queue(shut.queue), coalescing: .latest) { _ in heard.record(0)
+        }
         for n in 1...5 { center.dispatch("progress", data: n) }
         shut.open()
         await center.idle()

@@ -156,10 +156,10 @@ struct RemoveAllListenersTests {
         let center = EventCenter()
         let a = center.listen(to: EventName("a")) { _ in }
         let b = center.listen(to: EventName("b")) { _ in }
-        let all = center.listenToAllNames { _ in }
+        let all = center.listen(to: NamedEvent.self) { _ in }
         center.removeAllListeners(for: EventName("a"))
         #expect(!a.isActive && b.isActive && all.isActive)
-        center.removeAllListenersToAllNames()
+        center.removeAllListeners(for: NamedEvent.self)
         #expect(!all.isActive && b.isActive)
         center.removeAllListeners()
         #expect(!b.isActive)

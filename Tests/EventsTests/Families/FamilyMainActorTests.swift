@@ -16,7 +16,7 @@ struct FamilyMainActorTests {
     func mainActorFamily() async {
         let center = EventCenter()
         let icon = CartIcon()
-        let subscription = center.listen(toAll: (any CartChange).self, on: .main) { event in
+        let subscription = center.listen(to: (any CartChange).self, on: .main) { event in
             icon.carts.append(event.cart)
         }
         await runOnThreads(1) { _ in
@@ -38,7 +38,7 @@ struct FamilyMainActorTests {
         let center = EventCenter()
         var icon: CartIcon? = CartIcon()
         weak let watched = icon
-        center.listen(toAll: (any Event).self, owner: icon!, on: .mainOrdered) { icon, event in
+        center.listen(to: (any Event).self, owner: icon!, on: .mainOrdered) { icon, event in
             icon.carts.append("\(type(of: event))")
         }
         center.dispatch(ItemAdded(cart: "a"))

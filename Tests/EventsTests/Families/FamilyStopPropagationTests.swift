@@ -8,14 +8,14 @@ struct FamilyStopPropagationTests {
     func ownStopStopsFamilies() async {
         let center = EventCenter()
         let order = Recorder<String>()
-        let before = center.listen(toAll: (any CartChange).self, priority: .high) { _ in order.record("family high") }
-        let validator = center.listen(to: ItemAdded.self) { (_: ItemAdded) -> Propagation in
+        let before = center.listen(to: (any CartChange).self, priority: .high) { _ in order.record("family high") }
+        let validator = center.intercept(ItemAdded.self) { (_: ItemAdded) -> Propagation in
             order.record("validator")
             return .stop
         }
         // Same priority as the validator: own listeners run first, so this one is after it.
-        let after = center.listen(toAll: (any Event).self) { _ in order.record("every event") }
-        let late = center.listen(toAll: (any CartChange).self, priority: .low) { _ in order.record("family low") }
+        let after = center.listen(to: (any Event).self) { _ in order.record("every event") }
+        let late = center.listen(to: (any CartChange).self, priority: .low) { _ in order.record("family low") }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 2)
         #expect(order.values == ["family high", "validator"])
         let result = center.dispatchWithResult(ItemAdded(cart: "b"))
@@ -33,8 +33,8 @@ struct FamilyStopPropagationTests {
         let center = EventCenter()
         center.diagnostics = .development
         let heard = Counter()
-        let validator = center.listen(to: ItemAdded.self, priority: .high) { (_: ItemAdded) -> Propagation in .stop }
-        let family = center.listen(toAll: (any CartChange).self) { _ in heard.increment() }
+        let validator = center.intercept(ItemAdded.self, priority: .high) { (_: ItemAdded) -> Propagation in .stop }
+        let family = center.listen(to: (any CartChange).self) { _ in heard.increment() }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 1)
         #expect(heard.value == 0)
         #expect(center.dispatch(CartEmptied(cart: "a")) == 1)

@@ -31,7 +31,7 @@ struct FamilyTests {
     func protocolFamily() {
         let center = EventCenter()
         let heard = Recorder<String>()
-        let subscription = center.listen(toAll: (any CartChange).self) { event in
+        let subscription = center.listen(to: (any CartChange).self) { event in
             heard.record("\(type(of: event)) \(event.cart)")
         }
         center.dispatch(ItemAdded(cart: "a"))
@@ -59,7 +59,7 @@ struct FamilyTests {
     func everyEvent() {
         let center = EventCenter()
         let heard = Recorder<String>()
-        let log = center.listen(toAll: (any Event).self) { event in
+        let log = center.listen(to: (any Event).self) { event in
             if let named = event as? NamedEvent {
                 heard.record("name \(named.name)")
             } else {
@@ -80,15 +80,15 @@ struct FamilyTests {
         let center = EventCenter()
         let order = Recorder<String>()
         var subscriptions: [Subscription] = []
-        subscriptions.append(center.listen(toAll: (any Event).self) { _ in order.record("all default 1") })
+        subscriptions.append(center.listen(to: (any Event).self) { _ in order.record("all default 1") })
         subscriptions.append(center.listen(to: ItemAdded.self) { _ in order.record("own default") })
         subscriptions.append(
-            center.listen(toAll: (any CartChange).self, priority: .high) { _ in order.record("cart high") })
-        subscriptions.append(center.listen(toAll: (any CartChange).self) { _ in order.record("cart default 2") })
+            center.listen(to: (any CartChange).self, priority: .high) { _ in order.record("cart high") })
+        subscriptions.append(center.listen(to: (any CartChange).self) { _ in order.record("cart default 2") })
         subscriptions.append(center.listen(to: ItemAdded.self, priority: .low) { _ in order.record("own low") })
-        subscriptions.append(center.listen(toAll: (any Event).self, priority: .low) { _ in order.record("all low") })
+        subscriptions.append(center.listen(to: (any Event).self, priority: .low) { _ in order.record("all low") })
         subscriptions.append(center.listen(to: ItemAdded.self, priority: .high) { _ in order.record("own high") })
-        subscriptions.append(center.listen(toAll: (any Event).self) { _ in order.record("all default 3") })
+        subscriptions.append(center.listen(to: (any Event).self) { _ in order.record("all default 3") })
         #expect(center.dispatch(ItemAdded(cart: "a")) == 8)
         #expect(
             order.values == [
@@ -104,8 +104,8 @@ struct FamilyTests {
         let cartScreen = Probe("cart")
         let other = Probe("other")
         let heard = Recorder<String>()
-        let subscription = center.listen(toAll: (any CartChange).self, from: cartScreen) { event, sender in
-            heard.record(event.cart + " " + (sender?.object(as: Probe.self)?.name ?? "nobody"))
+        let subscription = center.listen(to: Sent<any CartChange>.self, from: cartScreen) { sent in
+            heard.record(sent.event.cart + " " + (sent.sender?.object(as: Probe.self)?.name ?? "nobody"))
         }
         #expect(center.dispatch(ItemAdded(cart: "a"), from: other) == 0)
         #expect(center.dispatch(ItemAdded(cart: "b")) == 0)
@@ -118,12 +118,12 @@ struct FamilyTests {
     func ownerDeath() {
         let center = EventCenter()
         var owner: Probe? = Probe()
-        center.listen(toAll: (any CartChange).self, owner: owner!) { owner, _ in owner.received.increment() }
+        center.listen(to: (any CartChange).self, owner: owner!) { owner, _ in owner.received.increment() }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 1)
         #expect(owner?.received.value == 1)
-        #expect(center.listenerCount(forAll: (any CartChange).self) == 1)
+        #expect(center.listenerCount(for: (any CartChange).self) == 1)
         owner = nil
-        #expect(center.listenerCount(forAll: (any CartChange).self) == 0)
+        #expect(center.listenerCount(for: (any CartChange).self) == 0)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 0)
         #expect(center.listenerCount == 0)
     }
@@ -132,21 +132,21 @@ struct FamilyTests {
     func keyedRegistrationAndRemoval() {
         let center = EventCenter()
         let owner = Probe()
-        let first = center.listen(toAll: (any CartChange).self, owner: owner, key: "badge") { owner, _ in
+        let first = center.listen(to: (any CartChange).self, owner: owner, key: "badge") { owner, _ in
             owner.received.increment()
         }
-        let second = center.listen(toAll: (any CartChange).self, owner: owner, key: "badge") { _, _ in
+        let second = center.listen(to: (any CartChange).self, owner: owner, key: "badge") { _, _ in
             Issue.record("the repeated registration must be ignored")
         }
         #expect(first == second)
-        center.listen(toAll: (any Event).self, owner: owner) { owner, _ in owner.received.increment() }
+        center.listen(to: (any Event).self, owner: owner) { owner, _ in owner.received.increment() }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 2)
-        center.remove(owner, key: "badge", forAll: (any CartChange).self)
+        center.remove(owner, key: "badge", for: (any CartChange).self)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 1)
-        center.remove(owner, forAll: (any Event).self)
+        center.remove(owner, for: (any Event).self)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 0)
         #expect(owner.received.value == 3)
-        center.listen(toAll: (any Event).self, owner: owner) { owner, _ in owner.received.increment() }
+        center.listen(to: (any Event).self, owner: owner) { owner, _ in owner.received.increment() }
         center.remove(owner)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 0)
     }
@@ -154,7 +154,7 @@ struct FamilyTests {
     @Test("a type that matches no family reaches its own listeners only")
     func noMatch() {
         let center = EventCenter()
-        let unheard = center.listen(toAll: (any Unheard).self) { _ in Issue.record("no event is Unheard") }
+        let unheard = center.listen(to: (any Unheard).self) { _ in Issue.record("no event is Unheard") }
         let own = Counter()
         let subscription = center.listen(to: PriceChanged.self) { _ in own.increment() }
         #expect(center.dispatch(PriceChanged(sku: "tea")) == 1)
@@ -167,13 +167,13 @@ struct FamilyTests {
     @Test("a family listened to after a type was dispatched (and its matches cached) hears the next dispatch")
     func cacheInvalidation() {
         let center = EventCenter()
-        let unheard = center.listen(toAll: (any Unheard).self) { _ in }
+        let unheard = center.listen(to: (any Unheard).self) { _ in }
         // Caches "ItemAdded matches no family".
         #expect(center.dispatch(ItemAdded(cart: "a")) == 0)
         let heard = Counter()
-        let cart = center.listen(toAll: (any CartChange).self) { _ in heard.increment() }
+        let cart = center.listen(to: (any CartChange).self) { _ in heard.increment() }
         #expect(center.dispatch(ItemAdded(cart: "b")) == 1)
-        let all = center.listen(toAll: (any Event).self) { _ in heard.increment() }
+        let all = center.listen(to: (any Event).self) { _ in heard.increment() }
         #expect(center.dispatch(ItemAdded(cart: "c")) == 2)
         #expect(heard.value == 3)
         withExtendedLifetime((unheard, cart, all)) {}
@@ -182,15 +182,15 @@ struct FamilyTests {
     @Test("cancelled family listeners are not called; once none is left, dispatch takes the plain path again")
     func removalClearsTheFlag() {
         let center = EventCenter()
-        let first = center.listen(toAll: (any CartChange).self) { _ in }
-        let second = center.listen(toAll: (any Event).self, once: true) { _ in }
+        let first = center.listen(to: (any CartChange).self) { _ in }
+        let second = center.listen(to: (any Event).self, once: true) { _ in }
         #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.families != 0)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 2)  // ends the once listener
         first.cancel()
         #expect(center.dispatch(ItemAdded(cart: "a")) == 0)
         // That dispatch found no family list left and cleared the flag.
         #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.families == 0)
-        let third = center.listen(toAll: (any CartChange).self) { _ in }
+        let third = center.listen(to: (any CartChange).self) { _ in }
         #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.families != 0)
         #expect(center.dispatch(ItemAdded(cart: "a")) == 1)
         withExtendedLifetime((second, third)) {}
@@ -205,11 +205,11 @@ struct FamilyTests {
             calls.record("own")
             family.withLock { $0?.cancel() }
         }
-        family.withLock { $0 = center.listen(toAll: (any CartChange).self) { _ in calls.record("family") } }
+        family.withLock { $0 = center.listen(to: (any CartChange).self) { _ in calls.record("family") } }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 1)
         #expect(calls.values == ["own"])
         let late = Mutex<Subscription?>(nil)
-        let canceller = center.listen(toAll: (any Event).self, priority: .high) { _ in
+        let canceller = center.listen(to: (any Event).self, priority: .high) { _ in
             calls.record("all")
             late.withLock { $0?.cancel() }
         }
@@ -224,7 +224,7 @@ struct FamilyTests {
         let center = EventCenter()
         let received = Counter()
         let results = Counter()
-        let subscription = center.listen(toAll: (any CartChange).self, once: true) { _ in received.increment() }
+        let subscription = center.listen(to: (any CartChange).self, once: true) { _ in received.increment() }
         await runOnThreads(8) { _ in
             for _ in 0..<200 { results.increment(by: center.dispatch(ItemAdded(cart: "a"))) }
         }
@@ -242,9 +242,9 @@ struct FamilyTests {
         await runOnThreads(4) { thread in
             for round in 0..<150 {
                 if thread == 0 {
-                    let family = center.listen(toAll: (any CartChange).self) { _ in calls.increment() }
+                    let family = center.listen(to: (any CartChange).self) { _ in calls.increment() }
                     if round % 2 == 0 { family.cancel() }
-                    let all = center.listen(toAll: (any Event).self, owner: Probe()) { _, _ in calls.increment() }
+                    let all = center.listen(to: (any Event).self, owner: Probe()) { _, _ in calls.increment() }
                     all.cancel()
                 } else {
                     counted.increment(by: center.dispatch(ItemAdded(cart: "a")))
@@ -262,8 +262,8 @@ struct FamilyTests {
         struct Refused: Error {}
         let ranInBackground = Counter()
         let own = center.listen(to: ItemAdded.self) { _ in }
-        let family = center.listen(toAll: (any CartChange).self) { _ in throw Refused() }
-        let queued = center.listen(toAll: (any Event).self, on: .background) { _ in ranInBackground.increment() }
+        let family = center.listen(to: (any CartChange).self) { _ in throw Refused() }
+        let queued = center.listen(to: (any Event).self, on: .background) { _ in ranInBackground.increment() }
         center.errorHandler = { _ in }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 3)
         let report = await center.dispatchAndWait(ItemAdded(cart: "b"))
@@ -282,8 +282,8 @@ struct FamilyTests {
         let center = EventCenter()
         let owner = Probe()
         let own = center.listen(to: ItemAdded.self) { _ in }
-        center.listen(toAll: (any CartChange).self, owner: owner, key: "badge") { _, _ in }
-        let all = center.listen(toAll: (any Event).self) { _ in }
+        center.listen(to: (any CartChange).self, owner: owner, key: "badge") { _, _ in }
+        let all = center.listen(to: (any Event).self) { _ in }
         let registrations = center.registrations()
         #expect(registrations.count == 3)
         let cart = registrations.listeners(to: "Family<CartChange>")
@@ -292,7 +292,7 @@ struct FamilyTests {
         #expect(cart.first?.key == "badge")
         #expect(registrations.listeners(to: "Family<Event>").count == 1)
         #expect(center.listenerCount(for: ItemAdded.self) == 1)
-        #expect(center.listenerCount(forAll: (any CartChange).self) == 1)
+        #expect(center.listenerCount(for: (any CartChange).self) == 1)
         #expect(center.listenerCount == 3)
         #expect(center.registrations(ownedBy: owner).count == 1)
         withExtendedLifetime((own, all)) {}
@@ -305,7 +305,7 @@ struct FamilyTests {
         center.tracer = tracer
         center.diagnostics = .development
         let own = center.listen(to: ItemAdded.self) { _ in }
-        let family = center.listen(toAll: (any CartChange).self, priority: .high) { _ in }
+        let family = center.listen(to: (any CartChange).self, priority: .high) { _ in }
         #expect(center.dispatch(ItemAdded(cart: "a")) == 2)
         #expect(center.dispatch(PriceChanged(sku: "tea")) == 0)
         let traces = tracer.traces.values
@@ -324,7 +324,7 @@ struct FamilyTests {
     func largeEvents() {
         let center = EventCenter()
         let heard = Recorder<Int>()
-        let subscription = center.listen(toAll: (any CartChange).self) { event in
+        let subscription = center.listen(to: (any CartChange).self) { event in
             if let big = event as? BigCartChange { heard.record(big.a + big.b + big.c) }
         }
         center.dispatch(BigCartChange(cart: "a", a: 1, b: 2, c: 3))

@@ -70,9 +70,9 @@ struct CurrentValueTests {
         }
         #expect(mine.values == [2])
         let all = Recorder<Int>()
-        let unfiltered = center.listen(to: CartChanged.self, receivingCurrent: true) { event, sender in
-            all.record(event.items)
-            #expect(sender != nil)
+        let unfiltered = center.listen(to: Sent<CartChanged>.self, receivingCurrent: true) { sent in
+            all.record(sent.event.items)
+            #expect(sent.sender != nil)
         }
         // In the order they were kept.
         #expect(all.values == [2, 3])
@@ -94,9 +94,9 @@ struct CurrentValueTests {
         }
         #expect(gone == nil)
         let log = Recorder<Int>()
-        let late = center.listen(to: CartChanged.self, receivingCurrent: true) { event, sender in
-            log.record(event.items)
-            #expect(sender == nil)
+        let late = center.listen(to: Sent<CartChanged>.self, receivingCurrent: true) { sent in
+            log.record(sent.event.items)
+            #expect(sent.sender == nil)
         }
         // The per-type value stays (its sender is gone, so it comes without one).
         #expect(log.values == [8])
@@ -232,7 +232,7 @@ struct NamedCurrentValueTests {
         let byName = center.listen(to: "theme", receivingCurrent: true) { named.record(try $0.data(as: String.self)) }
         #expect(named.values == ["dark"])
         let every = Recorder<String>()
-        let allNames = center.listenToAllNames(receivingCurrent: true) { every.record($0.name.rawValue) }
+        let allNames = center.listen(to: NamedEvent.self, receivingCurrent: true) { every.record($0.name.rawValue) }
         // Every name's current value, in the order they were kept.
         #expect(every.values == ["theme", "locale"])
         let stream = center.events(named: "locale", receivingCurrent: true)

@@ -164,7 +164,7 @@ struct HeldEventTests {
         let center = EventCenter()
         center.dispatch("push", data: "hello", holdingIfUnheard: .for(.seconds(60)))
         let log = Recorder<String>()
-        let every = center.listenToAllNames { event in log.record(event.name.rawValue) }
+        let every = center.listen(to: NamedEvent.self) { event in log.record(event.name.rawValue) }
         #expect(log.values == ["push"])
         let named = Recorder<String>()
         let listener = center.listen(to: "push") { named.record($0.name.rawValue) }

@@ -18,7 +18,7 @@ struct StopPropagationTests {
     func stopsLowerPriorities() {
         let center = EventCenter()
         let log = Recorder<String>()
-        let guardrail = center.listen(to: Checkout.self, priority: .high) { checkout in
+        let guardrail = center.intercept(Checkout.self, priority: .high) { checkout in
             log.record("validator \(checkout.total)")
             return checkout.total > 0 ? .continue : .stop
         }
@@ -38,7 +38,7 @@ struct StopPropagationTests {
         let center = EventCenter()
         let log = Recorder<String>()
         let first = center.listen(to: Audit.self) { _ in log.record("first") }
-        let stopper = center.listen(to: Audit.self) { _ -> Propagation in
+        let stopper = center.intercept(Audit.self) { _ -> Propagation in
             log.record("stopper")
             return .stop
         }
@@ -52,7 +52,7 @@ struct StopPropagationTests {
     func resultNamesTheStopper() throws {
         let center = EventCenter()
         let validator = Validator(limit: 10)
-        center.listen(to: Checkout.self, owner: validator, key: "limit", priority: .high) { validator, checkout in
+        center.intercept(Checkout.self, owner: validator, key: "limit", priority: .high) { validator, checkout in
             checkout.total <= validator.limit ? .continue : .stop
         }
         let line = #line - 3
@@ -87,7 +87,7 @@ struct StopPropagationTests {
         let center = EventCenter()
         let log = Recorder<String>()
         let early = center.listen(to: Checkout.self, on: .background, priority: 10) { _ in log.record("early queued") }
-        let stopper = center.listen(to: Checkout.self, priority: 5) { _ in .stop }
+        let stopper = center.intercept(Checkout.self, priority: 5) { _ in .stop }
         let late = center.listen(to: Checkout.self, on: .background, priority: 0) { _ in log.record("late queued") }
         let stream = center.events(of: Checkout.self)
 
@@ -112,7 +112,7 @@ struct StopPropagationTests {
         let failures = Recorder<String>()
         center.errorHandler = { failures.record("\($0.error)") }
         let reached = Counter()
-        let failing = center.listen(to: Audit.self, priority: .high) { _ -> Propagation in throw Broken() }
+        let failing = center.intercept(Audit.self, priority: .high) { _ -> Propagation in throw Broken() }
         let next = center.listen(to: Audit.self) { _ in reached.increment() }
         let result = center.dispatchWithResult(Audit())
         #expect(!result.isStopped)
@@ -127,7 +127,7 @@ struct StopPropagationTests {
         let center = EventCenter()
         let ran = Counter()
         let queued = center.listen(to: Checkout.self, on: .background, priority: .high) { _ in ran.increment() }
-        let stopper = center.listen(to: Checkout.self) { _ in .stop }
+        let stopper = center.intercept(Checkout.self) { _ in .stop }
         let line = #line - 1
         let unreached = center.listen(to: Checkout.self, priority: .low) { _ in ran.increment(by: 100) }
         let report = await center.dispatchAndWait(Checkout(total: 1))
@@ -144,7 +144,7 @@ struct StopPropagationTests {
     func nestedDispatches() {
         let center = EventCenter()
         let log = Recorder<String>()
-        let outer = center.listen(to: Checkout.self, priority: .high) { checkout -> Propagation in
+        let outer = center.intercept(Checkout.self, priority: .high) { checkout -> Propagation in
             if checkout.total == 1 { center.dispatch(Checkout(total: 2)) }
             return checkout.total == 1 ? .stop : .continue
         }
@@ -159,12 +159,12 @@ struct StopPropagationTests {
     func namedEvents() throws {
         let center = EventCenter()
         let log = Recorder<String>()
-        let gate = center.listen(to: "checkout", priority: .high) { event in
+        let gate = center.intercept("checkout", priority: .high) { event in
             try event.data(as: Int.self) == 0 ? .stop : .continue
         }
         let line = #line - 3
         let named = center.listen(to: "checkout") { _ in log.record("named") }
-        let every = center.listenToAllNames { event in log.record("every \(event.name)") }
+        let every = center.listen(to: NamedEvent.self) { event in log.record("every \(event.name)") }
         #expect(center.dispatch("checkout", data: 4) == 3)
         let result = center.dispatchWithResult("checkout", data: 0)
         #expect(result.received == 1)
@@ -172,7 +172,7 @@ struct StopPropagationTests {
         #expect(log.values == ["named", "every checkout"])
 
         // Registered after the gate at the same priority: the gate runs, then this one stops.
-        let everyStopper = center.listenToAllNames(priority: .high) { _ in .stop }
+        let everyStopper = center.intercept(NamedEvent.self, priority: .high) { _ in .stop }
         #expect(center.dispatch("checkout", data: 4) == 2)
         #expect(log.values == ["named", "every checkout"])
         _ = (gate, named, every, everyStopper)
@@ -184,7 +184,7 @@ struct StopPropagationTests {
         let reached = Counter()
         var validator: Validator? = Validator(limit: 0)
         for _ in 0..<3 {
-            center.listen(to: Checkout.self, owner: validator!, key: "gate", priority: .high) { _, _ in .stop }
+            center.intercept(Checkout.self, owner: validator!, key: "gate", priority: .high) { _, _ in .stop }
         }
         #expect(center.listenerCount(for: Checkout.self) == 1)
         let payment = center.listen(to: Checkout.self) { _ in reached.increment() }
@@ -200,7 +200,7 @@ struct StopPropagationTests {
     func onceStopper() {
         let center = EventCenter()
         let reached = Counter()
-        let stopper = center.listen(to: Audit.self, priority: .high, once: true) { _, _ in .stop }
+        let stopper = center.intercept(Sent<Audit>.self, priority: .high, once: true) { _ in .stop }
         let next = center.listen(to: Audit.self) { _ in reached.increment() }
         #expect(center.dispatchWithResult(Audit()).isStopped)
         #expect(!center.dispatchWithResult(Audit()).isStopped)
@@ -215,7 +215,7 @@ struct StopPropagationTests {
         let traces = Recorder<DispatchTrace>()
         center.tracer = TraceCollector { traces.record($0) }
         let reached = Counter()
-        let stopper = center.listen(to: Audit.self, priority: .high) { _ in .stop }
+        let stopper = center.intercept(Audit.self, priority: .high) { _ in .stop }
         let line = #line - 1
         let next = center.listen(to: Audit.self) { _ in reached.increment() }
         let result = center.dispatchWithResult(Audit())
@@ -238,14 +238,14 @@ struct StopPropagationTests {
         let center = EventCenter()
         let plain = center.listen(to: Audit.self) { _ in }
         #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.stoppers == 0)
-        let stopper = center.listen(to: Checkout.self) { _ in .stop }
+        let stopper = center.intercept(Checkout.self) { _ in .stop }
         #expect(center.flags.load(ordering: .relaxed) & SlowPathFlags.stoppers != 0)
         // The flag is per center, whatever the event type.
         #expect(EventCenter().flags.load(ordering: .relaxed) & SlowPathFlags.stoppers == 0)
         _ = (plain, stopper)
     }
 
-    @Test("a closure that could be read either way still registers the usual listener")
+    @Test("a closure that could be read either way still registers the usual listener, and one that answers stops")
     func overloadResolution() {
         let center = EventCenter()
         // Each of these compiled before stopping listeners existed, and must pick the same form.
@@ -253,14 +253,23 @@ struct StopPropagationTests {
         let empty = center.listen(to: Audit.self) { _ in }
         let counter = Counter()
         let single = center.listen(to: Audit.self) { _ in counter.increment() }
+        let throwing = center.listen(to: Audit.self) { _ in
+            counter.increment()
+            throw Broken()
+        }
         #expect(!center.registry.snapshot(for: EventKey(Audit.self))!.contains { $0.traits.contains(.stops) })
+        // A closure whose body is a `Propagation` written out in full is a stopping listener too,
+        // not a plain one whose answer is thrown away.
+        let spelledOut = center.listen(to: Checkout.self) { _ in Propagation.stop }
+        #expect(center.registry.snapshot(for: EventKey(Checkout.self))!.allSatisfy { $0.traits.contains(.stops) })
+        #expect(center.dispatchWithResult(Checkout(total: 1)).isStopped)
         // A closure whose result is an implicit `.stop` or `.continue`, or that says it returns
         // a `Propagation`, registers a stopping listener.
         let implicit = center.listen(to: Tick.self) { _ in .stop }
         let declared = center.listen(to: Tock.self) { _ -> Propagation in .continue }
         #expect(center.registry.snapshot(for: EventKey(Tick.self))!.allSatisfy { $0.traits.contains(.stops) })
         #expect(center.registry.snapshot(for: EventKey(Tock.self))!.allSatisfy { $0.traits.contains(.stops) })
-        _ = (never, empty, single, implicit, declared)
+        _ = (never, empty, single, throwing, spelledOut, implicit, declared)
     }
 }
 

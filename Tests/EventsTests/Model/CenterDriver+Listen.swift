@@ -56,10 +56,11 @@ extension CenterDriver {
                     to: type, owner: owner, on: delivery, from: sender, priority: priority, once: once, handler)
             }
             if spec.takesSender {
-                let handler: @MainActor @Sendable (E, Sender?) throws -> Void = { event, from in
-                    sink.record(.ran(listener: id, event: event.id, sender: modelTag(of: from), owner: 0))
+                let handler: @MainActor @Sendable (Sent<E>) throws -> Void = { sent in
+                    sink.record(.ran(listener: id, event: sent.event.id, sender: modelTag(of: sent.sender), owner: 0))
                 }
-                return center.listen(to: type, on: delivery, from: sender, priority: priority, once: once, handler)
+                return center.listen(
+                    to: Sent<E>.self, on: delivery, from: sender, priority: priority, once: once, handler)
             }
             let handler: @MainActor @Sendable (E) throws -> Void = { event in
                 sink.record(.ran(listener: id, event: event.id, sender: -1, owner: 0))
@@ -73,24 +74,27 @@ extension CenterDriver {
             let action = spec.action
             if let owner = owner as? ModelObject {
                 if spec.takesSender {
-                    let handler: @Sendable (ModelObject, E, Sender?) throws -> Void =
+                    let handler: @Sendable (ModelObject, Sent<E>) throws -> Void =
                         posting
-                        ? { @Sendable [weak self] owner, event, from in
+                        ? { @Sendable [weak self] owner, sent in
                             self?.postingRan(
-                                listener: id, event: event.id, sender: modelTag(of: from), owner: owner.tag,
-                                action: action)
+                                listener: id, event: sent.event.id, sender: modelTag(of: sent.sender),
+                                owner: owner.tag, action: action)
                         }
-                        : { @Sendable owner, event, from in
+                        : { @Sendable owner, sent in
                             sink.record(
-                                .ran(listener: id, event: event.id, sender: modelTag(of: from), owner: owner.tag))
+                                .ran(
+                                    listener: id, event: sent.event.id, sender: modelTag(of: sent.sender),
+                                    owner: owner.tag))
                         }
                     if let key = spec.key {
                         return center.listen(
-                            to: type, owner: owner, key: key, on: delivery, from: sender, priority: priority,
+                            to: Sent<E>.self, owner: owner, key: key, on: delivery, from: sender, priority: priority,
                             once: once, handler)
                     }
                     return center.listen(
-                        to: type, owner: owner, on: delivery, from: sender, priority: priority, once: once, handler)
+                        to: Sent<E>.self, owner: owner, on: delivery, from: sender, priority: priority, once: once,
+                        handler)
                 }
                 let handler: @Sendable (ModelObject, E) throws -> Void =
                     posting
@@ -109,16 +113,19 @@ extension CenterDriver {
                     to: type, owner: owner, on: delivery, from: sender, priority: priority, once: once, handler)
             }
             if spec.takesSender {
-                let handler: @Sendable (E, Sender?) throws -> Void =
+                let handler: @Sendable (Sent<E>) throws -> Void =
                     posting
-                    ? { @Sendable [weak self] event, from in
+                    ? { @Sendable [weak self] sent in
                         self?.postingRan(
-                            listener: id, event: event.id, sender: modelTag(of: from), owner: 0, action: action)
+                            listener: id, event: sent.event.id, sender: modelTag(of: sent.sender), owner: 0,
+                            action: action)
                     }
-                    : { @Sendable event, from in
-                        sink.record(.ran(listener: id, event: event.id, sender: modelTag(of: from), owner: 0))
+                    : { @Sendable sent in
+                        sink.record(
+                            .ran(listener: id, event: sent.event.id, sender: modelTag(of: sent.sender), owner: 0))
                     }
-                return center.listen(to: type, on: delivery, from: sender, priority: priority, once: once, handler)
+                return center.listen(
+                    to: Sent<E>.self, on: delivery, from: sender, priority: priority, once: once, handler)
             }
             let handler: @Sendable (E) throws -> Void =
                 posting
@@ -173,10 +180,12 @@ extension CenterDriver {
                     : { @Sendable owner, event in sink.record(entry(event, owner.tag)) }
                 switch (spec.target, spec.key) {
                 case (.allNames, let key?):
-                    return center.listenToAllNames(
+                    return center.listen(
+                        to: NamedEvent.self,
                         owner: owner, key: key, on: delivery, from: sender, priority: priority, once: once, handler)
                 case (.allNames, nil):
-                    return center.listenToAllNames(
+                    return center.listen(
+                        to: NamedEvent.self,
                         owner: owner, on: delivery, from: sender, priority: priority, once: once, handler)
                 case (let name, let key?):
                     return center.listen(
@@ -196,7 +205,8 @@ extension CenterDriver {
                 }
                 : { @Sendable event in sink.record(entry(event, 0)) }
             if spec.target == .allNames {
-                return center.listenToAllNames(on: delivery, from: sender, priority: priority, once: once, handler)
+                return center.listen(
+                    to: NamedEvent.self, on: delivery, from: sender, priority: priority, once: once, handler)
             }
             return center.listen(
                 to: spec.target.eventName, on: delivery, from: sender, priority: priority, once: once, handler)

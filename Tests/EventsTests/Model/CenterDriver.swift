@@ -110,7 +110,7 @@ final class CenterDriver: @unchecked Sendable {
         observation.counts = [
             center.listenerCount(for: ModelEventA.self), center.listenerCount(for: ModelEventB.self),
             center.listenerCount(for: ModelTarget.name0.eventName),
-            center.listenerCount(for: ModelTarget.name1.eventName), center.allNamesListenerCount,
+            center.listenerCount(for: ModelTarget.name1.eventName), center.listenerCount(for: NamedEvent.self),
         ]
         observation.held = held
         observation.active = held.map { subscriptions[$0]?.isActive }
@@ -194,9 +194,9 @@ final class CenterDriver: @unchecked Sendable {
         case .keyAndTarget(let key, let name):
             center.remove(owner, key: key, for: name.eventName)
         case .allNames:
-            center.removeAllNamesListeners(of: owner)
+            center.remove(owner, for: NamedEvent.self)
         case .allNamesKey(let key):
-            center.removeAllNamesListeners(of: owner, key: key)
+            center.remove(owner, key: key, for: NamedEvent.self)
         }
     }
 

@@ -134,9 +134,9 @@ struct ModelRemoval: Hashable, Sendable, CustomStringConvertible {
         case key(Int)
         /// `remove(owner, key:, for: A.self)`, or `remove(owner, key:, for: name)`.
         case keyAndTarget(Int, ModelTarget)
-        /// `removeAllNamesListeners(of:)`
+        /// `remove(_:for: NamedEvent.self)`
         case allNames
-        /// `removeAllNamesListeners(of:key:)`
+        /// `remove(_:key:for: NamedEvent.self)`
         case allNamesKey(Int)
     }
 
@@ -161,8 +161,8 @@ struct ModelRemoval: Hashable, Sendable, CustomStringConvertible {
         case .target(let target): "remove(#\(owner), for: \(target))"
         case .key(let key): "remove(#\(owner), key: \(key))"
         case .keyAndTarget(let key, let target): "remove(#\(owner), key: \(key), for: \(target))"
-        case .allNames: "removeAllNamesListeners(of: #\(owner))"
-        case .allNamesKey(let key): "removeAllNamesListeners(of: #\(owner), key: \(key))"
+        case .allNames: "remove(#\(owner), for: NamedEvent.self)"
+        case .allNamesKey(let key): "remove(#\(owner), key: \(key), for: NamedEvent.self)"
         }
     }
 }
@@ -300,7 +300,7 @@ struct ModelOutcome: Equatable {
 
 /// What the model and the center are asked after every operation.
 struct ModelObservation: Equatable, CustomStringConvertible {
-    /// `listenerCount(for:)` of A, B, name0 and name1, then `allNamesListenerCount`.
+    /// `listenerCount(for:)` of A, B, name0 and name1, then `listenerCount(for: NamedEvent.self)`.
     var counts: [Int] = []
     /// The listeners whose subscription the driver holds, in registration order.
     var held: [Int] = []

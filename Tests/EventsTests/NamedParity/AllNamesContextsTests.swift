@@ -3,7 +3,7 @@ import Testing
 
 @testable import Events
 
-// `listenToAllNames` in the contexts `listen(to: name)` has: the main actor (closure and
+// Listeners of every name (`listen(to: NamedEvent.self)`) in the contexts `listen(to: name)` has: the main actor (closure and
 // owner-bound, with a key) and an actor.
 
 @MainActor
@@ -24,7 +24,7 @@ struct AllNamesContextsTests {
     func mainActorClosureForm() async {
         let center = EventCenter()
         let screen = LogScreen()
-        let subscription = center.listenToAllNames(on: .main) { event in
+        let subscription = center.listen(to: NamedEvent.self, on: .main) { event in
             screen.lines.append(event.name.rawValue)
             screen.ranOnMainQueue.append(isOnMainQueue())
         }
@@ -49,7 +49,8 @@ struct AllNamesContextsTests {
         let center = EventCenter()
         let plane = Probe()
         let order = Recorder<String>()
-        let first = center.listenToAllNames(on: .mainOrdered, from: plane, priority: .high, once: true) { event in
+        let first = center.listen(to: NamedEvent.self, on: .mainOrdered, from: plane, priority: .high, once: true) {
+            event in
             order.record("all:\(event.name.rawValue)")
         }
         let second = center.listen(to: "a", on: .mainOrdered) { _ in order.record("a") }
@@ -69,22 +70,22 @@ struct AllNamesContextsTests {
         let center = EventCenter()
         var screen: LogScreen? = LogScreen()
         for _ in 0..<2 {
-            center.listenToAllNames(owner: screen!, key: "log", on: .mainOrdered) { screen, event in
+            center.listen(to: NamedEvent.self, owner: screen!, key: "log", on: .mainOrdered) { screen, event in
                 screen.lines.append(event.name.rawValue)
                 screen.ranOnMainQueue.append(isOnMainQueue())
             }
         }
-        center.listenToAllNames(owner: screen!, on: .main) { screen, event in
+        center.listen(to: NamedEvent.self, owner: screen!, on: .main) { screen, event in
             screen.lines.append("unkeyed:\(event.name.rawValue)")
         }
-        #expect(center.allNamesListenerCount == 2)
+        #expect(center.listenerCount(for: NamedEvent.self) == 2)
         await center.dispatchAndWait("a")
         #expect(screen!.lines.sorted() == ["a", "unkeyed:a"])
         #expect(screen!.ranOnMainQueue == [true])
-        center.removeListenersToAllNames(of: screen!, key: "log")
-        #expect(center.allNamesListenerCount == 1)
+        center.remove(screen!, key: "log", for: NamedEvent.self)
+        #expect(center.listenerCount(for: NamedEvent.self) == 1)
         screen = nil
-        #expect(center.allNamesListenerCount == 0)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
         #expect(await center.dispatchAndWait("b").received == 0)
     }
 
@@ -93,20 +94,20 @@ struct AllNamesContextsTests {
         let center = EventCenter()
         var log: NameLog? = NameLog()
         for _ in 0..<2 {
-            center.listenToAllNames(isolatedTo: log!, key: "log") { log, event in
+            center.listen(to: NamedEvent.self, isolatedTo: log!, key: "log") { log, event in
                 log.lines.append(event.name.rawValue)
             }
         }
-        #expect(center.allNamesListenerCount == 1)
+        #expect(center.listenerCount(for: NamedEvent.self) == 1)
         center.dispatch("a")
         center.dispatch(Tick(n: 1))
         #expect(await center.dispatchAndWait("b").received == 1)
         #expect(await log!.values() == ["a", "b"])
-        center.removeListenersToAllNames(of: log!, key: "log")
-        #expect(center.allNamesListenerCount == 0)
-        center.listenToAllNames(isolatedTo: log!) { _, _ in }
-        #expect(center.allNamesListenerCount == 1)
+        center.remove(log!, key: "log", for: NamedEvent.self)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
+        center.listen(to: NamedEvent.self, isolatedTo: log!) { _, _ in }
+        #expect(center.listenerCount(for: NamedEvent.self) == 1)
         log = nil
-        #expect(center.allNamesListenerCount == 0)
+        #expect(center.listenerCount(for: NamedEvent.self) == 0)
     }
 }

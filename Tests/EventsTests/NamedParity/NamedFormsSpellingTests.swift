@@ -59,32 +59,37 @@ struct NamedFormsSpellingTests {
 
         // Every name, in a `Delivery`.
         subscriptions.append(
-            center.listenToAllNames(
+            center.listen(
+                to: NamedEvent.self,
                 on: .background, from: sender, priority: .high, once: true, receivingCurrent: false, coalescing: nil,
                 file: #fileID, line: #line
             ) { _ in })
-        center.listenToAllNames(
+        center.listen(
+            to: NamedEvent.self,
             owner: model, key: "delivery", on: .postingThread, from: sender, priority: .low, once: false,
             receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // Every name, on the main actor.
         subscriptions.append(
-            center.listenToAllNames(
+            center.listen(
+                to: NamedEvent.self,
                 on: MainActorDelivery.main, from: sender, priority: .default, once: true, receivingCurrent: false,
                 coalescing: nil, file: #fileID, line: #line
             ) { _ in })
-        center.listenToAllNames(
+        center.listen(
+            to: NamedEvent.self,
             owner: console, key: "main", on: .mainOrdered, from: sender, priority: .high, once: true,
             receivingCurrent: false, coalescing: nil,
             file: #fileID, line: #line
         ) { _, _ in }
         // Every name, on an actor.
-        center.listenToAllNames(
+        center.listen(
+            to: NamedEvent.self,
             isolatedTo: archive, key: "actor", from: sender, priority: .low, once: true, receivingCurrent: false,
             coalescing: nil, file: #fileID, line: #line
         ) { _, _ in }
-        #expect(center.allNamesListenerCount == 5)
+        #expect(center.listenerCount(for: NamedEvent.self) == 5)
 
         // A stream and both waits.
         let stream = center.events(
