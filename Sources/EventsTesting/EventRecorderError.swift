@@ -12,11 +12,50 @@
 /// A wait cancelled with its task throws `CancellationError` instead.
 public struct EventRecorderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why the wait ended without its events.
-    public enum Reason: Sendable, Hashable {
+    ///
+    /// Compare reasons with `==` or match them in a `switch`, which needs a `default`: new
+    /// releases may add reasons. ``timeout`` tells a timeout of any length.
+    ///
+    /// ```swift
+    /// switch error.reason {
+    /// case .stopped: Issue.record("the recorder was stopped early")
+    /// case .timedOut(after: .seconds(1)): Issue.record("too slow")
+    /// default: Issue.record(error)
+    /// }
+    /// ```
+    public struct Reason: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable {
+            case timedOut(after: Duration)
+            case stopped
+        }
+
+        let kind: Kind
+
+        private init(_ kind: Kind) {
+            self.kind = kind
+        }
+
         /// The timeout passed first, measured on the clock the wait was given.
-        case timedOut(after: Duration)
+        public static func timedOut(after timeout: Duration) -> Reason {
+            Reason(.timedOut(after: timeout))
+        }
+
         /// The recorder was stopped (``EventRecorder/stop()``), so no more events can come.
-        case stopped
+        public static let stopped = Reason(.stopped)
+
+        /// How long the wait waited, for ``timedOut(after:)``; `nil` for every other reason.
+        public var timeout: Duration? {
+            guard case .timedOut(let timeout) = kind else { return nil }
+            return timeout
+        }
+
+        /// The reason as it is made: `"stopped"`, or `"timedOut(after: 1.0 seconds)"`.
+        public var description: String {
+            switch kind {
+            case .timedOut(let timeout): "timedOut(after: \(timeout))"
+            case .stopped: "stopped"
+            }
+        }
     }
 
     /// Why the wait ended.
@@ -30,7 +69,7 @@ public struct EventRecorderError: Error, Sendable, Hashable, CustomStringConvert
 
     public var description: String {
         let why: String
-        switch reason {
+        switch reason.kind {
         case .timedOut(let timeout): why = "timed out after \(timeout)"
         case .stopped: why = "stopped"
         }

@@ -100,9 +100,7 @@ struct BridgeAttributeTests {
         #expect(await eventually { received.count == 1 && errors.all.count == 2 })
         #expect(received.values == [3])
         #expect(bridge.statistics.invalidMessages == 2)
-        let reasons = errors.all.compactMap { error -> String? in
-            if case .invalidMessage(let reason, _) = error { reason.reason } else { nil }
-        }
+        let reasons = errors.all.compactMap { $0.code == .invalidMessage ? $0.cloudEventError?.reason : nil }
         #expect(reasons.count == 2)
         #expect(reasons.contains { $0.contains("subject") }, "\(reasons)")
         #expect(reasons.contains { $0.contains("source") }, "\(reasons)")
@@ -129,7 +127,7 @@ struct BridgeConfigurationCheckTests {
         do {
             _ = try configuration.validated()
         } catch {
-            guard case .invalidConfiguration(let reason) = error else {
+            guard error.code == .invalidConfiguration, let reason = error.reason else {
                 Issue.record("unexpected \(error)")
                 return
             }

@@ -96,7 +96,8 @@ extension BridgeLifecycleTests {
         for n in 1...4 { center.dispatch(Sequenced(n: n)) }
         for n in 1...2 { center.dispatch(PubSubSequenced(n: n)) }
         #expect(errors.all.count == 1, "the fourth stream event found the buffer full: \(errors.all)")
-        #expect(errors.all.first.map { if case .publishBufferFull(_, _, 3) = $0 { true } else { false } } == true)
+        #expect(errors.all.first?.code == .publishBufferFull)
+        #expect(errors.all.first?.capacity == 3)
 
         try await publisher.start()
         #expect(await publisher.flush(timeout: .seconds(10)))
@@ -260,7 +261,7 @@ extension BridgeLifecycleTests {
             failure = error
         }
         let error = try #require(failure)
-        guard case .startFailed(let cause) = error else {
+        guard error.code == .startFailed, let cause = error.cause else {
             Issue.record("expected startFailed, got \(error)")
             return
         }

@@ -128,7 +128,7 @@ struct BridgeLifecycleLoggingTests {
         let failed = try #require(log.all.last)
         #expect(failed.level == .error)
         #expect(failed.metadata["error"] == "startFailed")
-        if case .startFailed = failed.error {} else { Issue.record("not a start failure: \(failed)") }
+        #expect(failed.error?.code == .startFailed, "not a start failure: \(failed)")
         await receiving.stop()
 
         // A publisher starts without Redis, and its attempts to publish fail and are retried.

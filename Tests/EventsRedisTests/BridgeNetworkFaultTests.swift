@@ -98,7 +98,7 @@ struct BridgeNetworkFaultTests {
         #expect(consumer.statistics.delivered == 60)
         #expect(publisher.statistics.published >= 60, "a retry may add an entry twice; never fewer")
         for error in consumerErrors.all + publisherErrors.all {
-            guard case .redis = error else {
+            guard error.code == .redis else {
                 Issue.record("only connection errors are reported: \(error)")
                 continue
             }
@@ -177,10 +177,10 @@ struct BridgeNetworkFaultTests {
         // Every event the publisher did not get into Redis is reported, one by one ...
         let statistics = publisher.statistics
         #expect(statistics.published + statistics.pubSubLost == sent, "\(statistics)")
-        let lostReports = publisherErrors.all.filter { if case .pubSubEventLost = $0 { true } else { false } }
+        let lostReports = publisherErrors.all.filter { $0.code == .pubSubEventLost }
         #expect(lostReports.count == statistics.pubSubLost)
         // ... and the receiver reports the gap in which it missed what was published.
-        #expect(receiverErrors.all.contains { if case .redis = $0 { true } else { false } }, "\(receiverErrors.all)")
+        #expect(receiverErrors.all.contains { $0.code == .redis }, "\(receiverErrors.all)")
         #expect(receiver.statistics.redisErrors > 0)
         // What arrives was sent, and arrives once.
         let values = received.values

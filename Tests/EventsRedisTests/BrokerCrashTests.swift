@@ -141,7 +141,7 @@ extension BrokerCrashTests {
         // The receiver says its group was gone and created again, once.
         let stream = "test:" + Sequenced.wireName
         let lost = errors.all.filter { error in
-            if case .consumerGroupLost(stream, "receiver") = error { true } else { false }
+            error == .consumerGroupLost(stream: stream, group: "receiver")
         }
         #expect(lost.count == 1, "\(errors.all)")
         #expect(receiver.statistics.consumerGroupsLost == 1)

@@ -162,7 +162,9 @@ struct CloudEventBatchTests {
         inbound.receiveNow(Array(("[" + event("6", data: #"{"n":6}"#) + ",").utf8), key: "k")
         #expect(received.count == 2)
         #expect(counters.invalidMessages.load(ordering: .relaxed) == 2)
-        guard case .invalidMessage(let error, key: "k")? = errors.all.last else {
+        guard let last = errors.all.last, last.code == .invalidMessage, last.key == "k",
+            let error = last.cloudEventError
+        else {
             Issue.record("expected an invalid message, got \(errors.all)")
             return
         }
@@ -205,7 +207,7 @@ struct CloudEventBatchTests {
         #expect(counters.duplicatesSuppressed.load(ordering: .relaxed) == 1)
         #expect(counters.ownEventsSkipped.load(ordering: .relaxed) == 1)
         #expect(counters.unknownTypes.load(ordering: .relaxed) == 1)
-        guard case .unknownType("com.unknown", id: "3", source: "other")? = errors.all.last else {
+        guard errors.all.last == .unknownType("com.unknown", id: "3", source: "other") else {
             Issue.record("expected the unknown type reported by its text, got \(errors.all)")
             return
         }

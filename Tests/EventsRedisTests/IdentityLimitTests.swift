@@ -57,7 +57,8 @@ struct IdentityLimitTests {
                 #expect(errors.all.count == errorsBefore)
             } else {
                 #expect(received.count == receivedBefore, "\(attribute) of \(message.utf8.count) bytes")
-                guard case .invalidMessage(let error, key: "k")? = errors.all.last, errors.all.count == errorsBefore + 1
+                guard let last = errors.all.last, last.code == .invalidMessage, last.key == "k",
+                    let error = last.cloudEventError, errors.all.count == errorsBefore + 1
                 else {
                     Issue.record("expected one invalid message, got \(errors.all.dropFirst(errorsBefore))")
                     continue

@@ -108,7 +108,9 @@ struct RecursiveDataDepthTests {
             let outcome = await Self.receive(depth: depth, kind)
             #expect(outcome.delivered == nil, "\(kind), \(depth) levels")
             #expect(outcome.undecodable == 1, "\(kind), \(depth) levels")
-            guard case .undecodableData(let type, _, _, let reason)? = outcome.errors.first else {
+            guard let error = outcome.errors.first, error.code == .undecodableData, let type = error.type,
+                let reason = error.reason
+            else {
                 Issue.record("\(kind), \(depth) levels: \(outcome.errors)")
                 continue
             }

@@ -145,7 +145,7 @@ struct RedisBridgeTests {
         centerA.dispatch("userSignedIn", data: "seven")
         centerA.dispatch("cacheCleared", data: 1)
         #expect(await eventually { errors.all.count == 2 })
-        #expect(errors.all.allSatisfy { if case .cannotEncode = $0 { true } else { false } })
+        #expect(errors.all.allSatisfy { $0.code == .cannotEncode })
         _ = (cleared, signedIn)
         await bridgeA.stop()
         await bridgeB.stop()
@@ -223,7 +223,7 @@ struct RedisBridgeTests {
         #expect(statistics.unknownTypes == 1)
         #expect(statistics.undecodable == 1)
         #expect(statistics.delivered == 2)
-        #expect(errors.all.contains { if case .unknownType("com.unknown", "1", "other") = $0 { true } else { false } })
+        #expect(errors.all.contains(.unknownType("com.unknown", id: "1", source: "other")))
 
         // Everything on the stream was acknowledged, bad entries included.
         #expect(
@@ -464,7 +464,7 @@ struct RedisBridgeTests {
         server.kill()
         for n in 1...5 { publisherCenter.dispatch(Sequenced(n: n)) }
         let rejected = errors.all.compactMap { error -> String? in
-            if case .publishBufferFull(_, let id, 3) = error { id } else { nil }
+            error.code == .publishBufferFull && error.capacity == 3 ? error.id : nil
         }
         #expect(rejected.count == 2)
         #expect(publisher.statistics.rejectedBufferFull == 2)
@@ -652,11 +652,7 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    if case .invalidMessage(let reason, _) = error {
-                        reason.reason.contains("frame limit")
-                    } else {
-                        false
-                    }
+                    error.code == .invalidMessage && error.cloudEventError?.reason.contains("frame limit") == true
                 }
             })
         #expect(consumer.statistics.invalidMessages == 1)
@@ -691,7 +687,8 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    if case .redis(.frameTooLarge) = error { true } else { false }
+                    guard error.code == .redis, case .frameTooLarge? = error.cause else { return false }
+                    return true
                 }
             })
         // Publish until one arrives: messages sent while the subscription reconnects are lost.
@@ -730,7 +727,8 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    if case .redis(.authenticationFailed) = error { true } else { false }
+                    guard error.code == .redis, case .authenticationFailed? = error.cause else { return false }
+                    return true
                 }
             })
 

@@ -17,16 +17,45 @@
 /// ```
 public struct NamedEventError: Error, Hashable, CustomStringConvertible {
     /// What went wrong.
-    public enum Problem: Hashable, Sendable {
+    ///
+    /// Compare problems with `==` or match them in a `switch`, which needs a `default`: new
+    /// releases may add problems, and a `switch` with a `default` goes on compiling.
+    ///
+    /// ```swift
+    /// func opacity(of event: NamedEvent) throws -> Double {
+    ///     do {
+    ///         return try event[.opacity]
+    ///     } catch {
+    ///         switch error.problem {
+    ///         case .missing: return 1
+    ///         default: throw error
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    public struct Problem: Hashable, Sendable, CustomStringConvertible {
+        enum Kind: String, Hashable, Sendable {
+            case missing, typeMismatch, notBridged
+        }
+
+        let kind: Kind
+
+        private init(_ kind: Kind) {
+            self.kind = kind
+        }
+
         /// There is no value (no data, or nothing under the key).
-        case missing
+        public static let missing = Problem(.missing)
         /// There is a value of another type.
-        case typeMismatch
+        public static let typeMismatch = Problem(.typeMismatch)
         /// The event came from a `NotificationCenter` bridge, whose notification held a value
         /// there that the bridge did not carry: its type is not known to be `Sendable`, it does
         /// not cast to the type of the key the bridge was given for it, or its key prints like
-        /// another key of the notification. The ``description`` says which.
-        case notBridged
+        /// another key of the notification. The ``NamedEventError/description`` says which.
+        public static let notBridged = Problem(.notBridged)
+
+        /// The problem's name, such as `"missing"`.
+        public var description: String { kind.rawValue }
     }
 
     /// The name of the event that was read.
@@ -58,7 +87,7 @@ public struct NamedEventError: Error, Hashable, CustomStringConvertible {
     public var description: String {
         let event = "Named event \"\(eventName.rawValue)\""
         let found = actualType ?? "nothing"
-        switch (problem, key) {
+        switch (problem.kind, key) {
         case (.missing, nil):
             return "\(event) has no data (expected \(expectedType), found nothing)."
         case (.missing, let key?):

@@ -9,11 +9,30 @@
 /// ```
 public struct TraceContextError: Error, Hashable, CustomStringConvertible {
     /// Which of the two values is wrong.
-    public enum Field: Hashable, Sendable {
+    ///
+    /// Compare fields with `==` or match them in a `switch`, which needs a `default`: the set of
+    /// fields may grow with new releases of the specification.
+    ///
+    /// ```swift
+    /// switch error.field {
+    /// case .tracestate: context = try TraceContext(traceparent: traceparent)   // keep the trace
+    /// default: context = nil
+    /// }
+    /// ```
+    public struct Field: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+
+        private init(name: String) {
+            self.name = name
+        }
+
         /// The `traceparent` value.
-        case traceparent
+        public static let traceparent = Field(name: "traceparent")
         /// The `tracestate` value.
-        case tracestate
+        public static let tracestate = Field(name: "tracestate")
+
+        /// The field's name as the specification spells it: `"traceparent"` or `"tracestate"`.
+        public var description: String { name }
     }
 
     /// Which of the two values is wrong.
@@ -32,6 +51,6 @@ public struct TraceContextError: Error, Hashable, CustomStringConvertible {
     /// One sentence naming the field, the value (its beginning, when it is long) and the reason.
     public var description: String {
         let shown = value.count > 80 ? String(value.prefix(80)) + "…" : value
-        return "Invalid \(field == .traceparent ? "traceparent" : "tracestate") \"\(shown)\": \(reason)."
+        return "Invalid \(field) \"\(shown)\": \(reason)."
     }
 }

@@ -89,16 +89,13 @@ extension RedisBridgeError {
     /// Whether the error tells of a connection to Redis lost or not made (rather than of a
     /// command Redis refused on a working connection, or of a bad message).
     var isConnectionLoss: Bool {
-        switch self {
-        case .redis(let cause), .pubSubEventLost(_, _, let cause):
-            switch cause {
-            case .connectFailed, .connectionClosed, .timedOut, .protocolViolation, .frameTooLarge:
-                true
-            default:
-                false
-            }
+        // A failed start has a cause too, but it is thrown to the caller, not lived through.
+        guard code == .redis || code == .pubSubEventLost, let cause else { return false }
+        switch cause {
+        case .connectFailed, .connectionClosed, .timedOut, .protocolViolation, .frameTooLarge:
+            return true
         default:
-            false
+            return false
         }
     }
 }

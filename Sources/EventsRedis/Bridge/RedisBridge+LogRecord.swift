@@ -97,7 +97,7 @@ extension RedisBridge.Configuration {
 extension RedisBridgeError {
     /// How much the error matters to an operator.
     var logLevel: RedisBridge.LogRecord.Level {
-        switch self {
+        switch code {
         case .stoppedWithUnpublishedEvents, .consumerGroupLost, .startFailed, .invalidConfiguration,
             .duplicateWireName, .alreadyStarted:
             .error
@@ -106,35 +106,20 @@ extension RedisBridgeError {
         }
     }
 
-    /// The error's facts as separate fields; `error` names the kind of error.
+    /// The error's facts as separate fields; `error` names the kind of error. Built from the
+    /// facts the error has, so that an error of a new code is logged with its facts too.
     var logMetadata: [String: String] {
-        switch self {
-        case .invalidMessage(let error, let key):
-            ["error": "invalidMessage", "key": key, "reason": error.description]
-        case .unknownType(let type, let id, let source):
-            ["error": "unknownType", "type": type, "id": id, "source": source]
-        case .undecodableData(let type, let id, let source, let reason):
-            ["error": "undecodableData", "type": type, "id": id, "source": source, "reason": reason]
-        case .cannotEncode(let type, let reason):
-            ["error": "cannotEncode", "type": type, "reason": reason]
-        case .publishBufferFull(let type, let id, let capacity):
-            ["error": "publishBufferFull", "type": type, "id": id, "capacity": String(capacity)]
-        case .pubSubEventLost(let type, let id, let cause):
-            ["error": "pubSubEventLost", "type": type, "id": id, "cause": cause.description]
-        case .redis(let cause):
-            ["error": "redis", "cause": cause.description]
-        case .consumerGroupLost(let stream, let group):
-            ["error": "consumerGroupLost", "stream": stream, "group": group]
-        case .stoppedWithUnpublishedEvents(let count):
-            ["error": "stoppedWithUnpublishedEvents", "count": String(count)]
-        case .duplicateWireName(let name):
-            ["error": "duplicateWireName", "type": name]
-        case .alreadyStarted:
-            ["error": "alreadyStarted"]
-        case .invalidConfiguration(let reason):
-            ["error": "invalidConfiguration", "reason": reason]
-        case .startFailed(let cause):
-            ["error": "startFailed", "cause": cause.description]
-        }
+        var fields = ["error": code.description]
+        fields["key"] = key
+        fields["type"] = type
+        fields["id"] = id
+        fields["source"] = source
+        fields["reason"] = reason ?? cloudEventError?.description
+        fields["capacity"] = capacity.map(String.init)
+        fields["cause"] = cause?.description
+        fields["stream"] = stream
+        fields["group"] = group
+        fields["count"] = unpublishedCount.map(String.init)
+        return fields
     }
 }

@@ -259,8 +259,8 @@ public final class RedisBridge: Sendable {
     ///     do {
     ///         try await bridge.start()
     ///         break
-    ///     } catch .startFailed(let cause) {
-    ///         logger.warning("Redis not ready (\(cause)); trying again")
+    ///     } catch let error where error.code == .startFailed {
+    ///         logger.warning("Redis not ready (\(error)); trying again")
     ///         try await Task.sleep(for: .seconds(1))
     ///     }
     /// }

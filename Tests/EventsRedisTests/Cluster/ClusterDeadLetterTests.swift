@@ -46,7 +46,7 @@ extension ClusterTopologyTests {
             _ = try await consumer.replay(letter)
             #expect(await eventually { deliveries.values == [7, 7, 7] })
             #expect(try await consumer.deadLetters(of: Sequenced.self).isEmpty)
-            #expect(errors.all.allSatisfy { if case .redis = $0 { false } else { true } }, "\(errors.all)")
+            #expect(errors.all.allSatisfy { $0.code != .redis }, "\(errors.all)")
             _ = listener
             await publisher.stop()
             await consumer.stop()
