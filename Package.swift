@@ -18,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Events", targets: ["Events"]),
+        .library(name: "EventsSVG", targets: ["EventsSVG"]),
         .library(name: "EventsRedis", targets: ["EventsRedis"]),
         .library(name: "EventsRedisTLS", targets: ["EventsRedisTLS"]),
         .library(name: "EventsTesting", targets: ["EventsTesting"]),
@@ -26,6 +27,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
+        // The laid-out SVG picture of a topology (layout, routing, drawing), on the public API of
+        // Events: only apps that draw the picture link it. DOT and Mermaid text stay in Events.
+        .target(name: "EventsSVG", dependencies: ["Events"], swiftSettings: strictSettings),
         // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
         .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
         // TLS for the Redis client, over the system's OpenSSL 3 (libssl): its own product, so that
@@ -43,7 +47,7 @@ let package = Package(
         .target(
             name: "RedisServerSupport", dependencies: ["EventsRedis", "EventsRedisTLS"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "events-demo", dependencies: ["Events", "EventsRedis", "RedisServerSupport"],
+            name: "events-demo", dependencies: ["Events", "EventsRedis", "EventsSVG", "RedisServerSupport"],
             resources: [.copy("Resources/movies.json")],
             swiftSettings: strictSettings),
         // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
@@ -62,6 +66,11 @@ let package = Package(
         // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
         .testTarget(name: "EventsTests", dependencies: ["Events", "EventsTesting"], swiftSettings: strictSettings),
+        // Deprecations are errors here: the tests call `svg(title:)` with both modules imported,
+        // and must get EventsSVG's picture, not the deprecated plain listing of Events.
+        .testTarget(
+            name: "EventsSVGTests", dependencies: ["EventsSVG", "Events"],
+            swiftSettings: strictSettings + [.treatWarning("DeprecatedDeclaration", as: .error)]),
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
         .testTarget(

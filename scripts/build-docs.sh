@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of Events, EventsRedis and EventsTesting with the toolchain's docc,
+# Builds the DocC catalogs of Events, EventsSVG, EventsRedis and EventsTesting with the toolchain's docc,
 # for a static file host, and fails on any docc warning or on a public symbol left out of the
 # curated topics.
 #
@@ -7,9 +7,10 @@
 #   DOCS_BASE_PATH=my-repo bash scripts/build-docs.sh
 #
 # Where the output goes. Each module is its own archive, hosted side by side under one base
-# path: .build/docs/<base>/Events, .build/docs/<base>/EventsRedis and
-# .build/docs/<base>/EventsTesting, to be served as
+# path: .build/docs/<base>/Events, .build/docs/<base>/EventsSVG, .build/docs/<base>/EventsRedis
+# and .build/docs/<base>/EventsTesting, to be served as
 # https://<host>/<base>/Events/documentation/events/,
+# https://<host>/<base>/EventsSVG/documentation/eventssvg/,
 # https://<host>/<base>/EventsRedis/documentation/eventsredis/ and
 # https://<host>/<base>/EventsTesting/documentation/eventstesting/. Copy .build/docs/<base> to the
 # host so that it answers at /<base>. The base defaults to `swift-events`, the repository's
@@ -31,14 +32,15 @@ site=.build/docs
 # The symbol graphs of the public API as the modules declare it: members a type only inherits
 # (AsyncSequence's map, Equatable's !=) belong to their protocols' documentation.
 # The dump also tries the test modules and fails when the tests are not built, so its status
-# is not the test: the three graphs are, written afresh.
+# is not the test: the graphs are, written afresh.
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 rm -rf "$graphs"
-swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members > .build/docs-symbol-graph.log 2>&1 || true
-for module in Events EventsRedis EventsTesting; do
-    if [ ! -f "$graphs/$module.symbols.json" ]; then
+swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
+    --emit-extension-block-symbols > .build/docs-symbol-graph.log 2>&1 || true
+for graph in Events EventsSVG EventsSVG@Events EventsRedis EventsTesting; do
+    if [ ! -f "$graphs/$graph.symbols.json" ]; then
         cat .build/docs-symbol-graph.log >&2
-        echo "no symbol graph for $module" >&2
+        echo "no symbol graph $graph" >&2
         exit 1
     fi
 done
@@ -50,6 +52,12 @@ convert() {
     local path=${base:+$base/}$module
     rm -rf "$staged" && mkdir -p "$staged"
     cp "$graphs/$module.symbols.json" "$staged"/
+    # What a module adds to the types of the modules named after it (EventsSVG's `svg(title:)`
+    # on Events' EventTopology) is in a graph of its own, `<module>@<extended>.symbols.json`.
+    local extended
+    for extended in "${@:2}"; do
+        cp "$graphs/$module@$extended.symbols.json" "$staged"/
+    done
     echo "== docc: $module (hosted at /$path)"
     mkdir -p "$(dirname "$site/$path")"
     docc convert "Sources/$module/$module.docc" \
@@ -64,6 +72,7 @@ convert() {
     fi
 }
 convert Events
+convert EventsSVG Events
 convert EventsRedis
 convert EventsTesting
 
@@ -91,4 +100,4 @@ if uncurated:
     print("\n".join(uncurated), file=sys.stderr)
     sys.exit(1)
 EOF
-echo "docs: $site/${base:+$base/}{Events,EventsRedis,EventsTesting}"
+echo "docs: $site/${base:+$base/}{Events,EventsSVG,EventsRedis,EventsTesting}"

@@ -1,9 +1,10 @@
 import Events
+import EventsSVG
 import Foundation
 import Synchronization
 
 /// The event flow of the demo's run: each scene's center records who dispatched what and who
-/// received it, and the end of the run draws them all in one SVG picture.
+/// received it, and the end of the run draws them all in one SVG picture (EventsSVG lays it out).
 enum EventFlow {
     private static let centers = Mutex<[(scene: String, center: EventCenter)]>([])
 

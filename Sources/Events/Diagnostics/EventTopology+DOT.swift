@@ -3,7 +3,7 @@ extension EventTopology {
     ///
     /// Use it when you have Graphviz at hand, or want to restyle the graph: render it with
     /// `dot -Tsvg flow.dot -o flow.svg`, or paste it into any DOT viewer. For a picture without
-    /// Graphviz, use ``svg(title:)``.
+    /// Graphviz, import the `EventsSVG` library and call its `svg(title:)`.
     ///
     /// ```swift
     /// let topology = EventTopology(
@@ -23,7 +23,7 @@ extension EventTopology {
     /// - Each edge is written with its ``Edge/count`` as its label, in the order of ``edges``.
     ///   Edges whose ends are not among ``nodes`` are left out; when several nodes share an id,
     ///   the first one counts.
-    /// - Dispatchers share the first rank, as in ``svg(title:)``.
+    /// - Dispatchers share the first rank, as in the picture `EventsSVG` draws.
     /// - Ids and labels are quoted, with quotes and backslashes escaped, so no text can end a
     ///   string early or reach Graphviz's `\N`-style label escapes; in labels `&` is written as
     ///   `&amp;`, so no text reads as an HTML entity. In an id, line breaks and other control
@@ -39,7 +39,7 @@ extension EventTopology {
         text += "    node [fontname=\"Helvetica\", fontsize=12, style=\"filled\", penwidth=1.5];\n"
         text += "    edge [fontname=\"Helvetica\", fontsize=10, color=\"#64748b\", fontcolor=\"#334155\"];\n"
         for node in graph.nodes {
-            let colors = TopologySVG.palette(node.kind)
+            let colors = TopologyPalette.colors(node.kind)
             let shape: String
             switch node.kind {
             case .dispatcher: shape = "shape=box"
@@ -51,7 +51,7 @@ extension EventTopology {
             text += "    \"\(Self.dotEscaped(node.id, as: .id))\" [label=\"\(label)\", \(shape), "
             text += "fillcolor=\"\(colors.fill)\", color=\"\(colors.stroke)\", fontcolor=\"\(colors.text)\"];\n"
         }
-        // Dispatchers share the first column, as in `svg(title:)`; Graphviz would otherwise
+        // Dispatchers share the first column, as in EventsSVG's picture; Graphviz would otherwise
         // place a dispatcher of a late event next to that event.
         let dispatchers = graph.nodes.filter { $0.kind == .dispatcher }
         if !dispatchers.isEmpty {

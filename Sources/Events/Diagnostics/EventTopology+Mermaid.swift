@@ -3,7 +3,8 @@ extension EventTopology {
     /// many documentation sites).
     ///
     /// Use it to put a living diagram in an issue, a pull request or a wiki page: paste it in a
-    /// fenced block marked `mermaid`. For a picture that needs no renderer, use ``svg(title:)``.
+    /// fenced block marked `mermaid`. For a picture that needs no renderer, use
+    /// `svg(title:)` of the `EventsSVG` library.
     ///
     /// ```swift
     /// let topology = EventTopology(
@@ -47,7 +48,7 @@ extension EventTopology {
             text += "    n\(link.from) -->|\"\(link.count)\"| n\(link.to)\n"
         }
         for kind in Node.Kind.allCases {
-            let colors = TopologySVG.palette(kind)
+            let colors = TopologyPalette.colors(kind)
             text += "    classDef \(kind.rawValue) fill:\(colors.fill),stroke:\(colors.stroke),color:\(colors.text)\n"
         }
         return text

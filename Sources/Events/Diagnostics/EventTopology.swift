@@ -2,9 +2,13 @@
 ///
 /// Built by ``EventCenter/topology()`` from the live registrations and from the dispatches and
 /// deliveries the center observed while ``EventDiagnostics/recordsTopology`` was on. Render it
-/// with ``dot``, ``mermaid`` or ``svg(title:)``, or read ``nodes`` and ``edges`` yourself.
+/// as text with ``dot`` or ``mermaid``, as a laid-out SVG picture with `svg(title:)` of the
+/// `EventsSVG` library, or read ``nodes`` and ``edges`` yourself.
 ///
 /// ```swift
+/// import Events
+/// import EventsSVG
+///
 /// center.diagnostics.recordsTopology = true
 /// runTheApp()
 /// let picture = center.topology()

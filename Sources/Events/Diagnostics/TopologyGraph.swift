@@ -1,5 +1,6 @@
-/// The part of a topology the renderers draw: each node once, and only the edges between nodes
-/// that exist.
+/// The part of a topology the text renderers (DOT, Mermaid) and the plain SVG listing draw: each
+/// node once, and only the edges between nodes that exist. (EventsSVG keeps a copy of its own,
+/// built from the public `nodes` and `edges`, with the same rules.)
 ///
 /// `EventTopology.init` drops dangling edges but keeps repeated node ids, and a decoded value
 /// skips the initializer altogether, so every renderer starts from this cleaned view instead of
@@ -27,15 +28,6 @@ struct TopologyGraph {
         }
     }
 
-    /// The position of a kind in the picture's reading order: dispatchers, events, listeners.
-    static func rank(of kind: EventTopology.Node.Kind) -> Int {
-        switch kind {
-        case .dispatcher: 0
-        case .event: 1
-        case .listener: 2
-        }
-    }
-
     /// `text` on one line with nothing a renderer could choke on: line breaks and tabs become
     /// spaces, other control characters and the two Unicode noncharacters XML forbids become
     /// U+FFFD. Everything else, non-ASCII included, is kept.
@@ -53,19 +45,23 @@ struct TopologyGraph {
         }
         return String(result)
     }
+}
 
-    /// A count as a short label: exact below ten thousand, then in thousands or millions with
-    /// one decimal below a hundred of them, rounded down (`12.3k`, `450k`, `1.2M`).
-    static func countLabel(_ count: Int) -> String {
-        func scaled(_ unit: Int, _ suffix: String) -> String {
-            let tenths = count / (unit / 10)
-            return tenths % 10 == 0 || tenths >= 1000
-                ? "\(tenths / 10)\(suffix)" : "\(tenths / 10).\(tenths % 10)\(suffix)"
-        }
-        switch count {
-        case ..<10_000: return "\(count)"
-        case ..<1_000_000: return scaled(1000, "k")
-        default: return scaled(1_000_000, "M")
+/// The colors each kind of node has in every rendering: DOT, Mermaid and the plain SVG listing
+/// here, and the laid-out picture of EventsSVG, which uses the same three (its tests compare
+/// them with the DOT output), so that a topology looks the same in each.
+enum TopologyPalette {
+    struct Colors {
+        let fill: String
+        let stroke: String
+        let text: String
+    }
+
+    static func colors(_ kind: EventTopology.Node.Kind) -> Colors {
+        switch kind {
+        case .dispatcher: Colors(fill: "#dbeafe", stroke: "#2563eb", text: "#1e3a8a")
+        case .event: Colors(fill: "#fef3c7", stroke: "#d97706", text: "#78350f")
+        case .listener: Colors(fill: "#dcfce7", stroke: "#16a34a", text: "#14532d")
         }
     }
 }

@@ -1,3 +1,5 @@
+import Events
+
 /// Where every box, arrow and count of a topology picture goes: a layered (Sugiyama-style)
 /// drawing, read from left to right.
 ///

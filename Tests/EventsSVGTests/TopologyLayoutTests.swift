@@ -1,6 +1,7 @@
+import Events
 import Testing
 
-@testable import Events
+@testable import EventsSVG
 
 private typealias Node = EventTopology.Node
 private typealias Edge = EventTopology.Edge

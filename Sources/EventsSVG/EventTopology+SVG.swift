@@ -1,3 +1,5 @@
+public import Events
+
 extension EventTopology {
     /// The topology drawn as a standalone SVG picture, laid out by the package itself (no Graphviz
     /// needed).
@@ -7,6 +9,9 @@ extension EventTopology {
     /// a browser, in GitHub's Markdown and in image tools such as `rsvg-convert`.
     ///
     /// ```swift
+    /// import Events
+    /// import EventsSVG
+    ///
     /// let topology = EventTopology(
     ///     nodes: [
     ///         .init(id: "cart", kind: .dispatcher, label: "CartModel"),
@@ -22,9 +27,9 @@ extension EventTopology {
     ///   those events, then the events those listeners dispatch, and so on. The order inside each
     ///   column is chosen to keep arrows from crossing.
     /// - Each kind of node has its color (a legend at the top says which); events are pill-shaped.
-    ///   A node's ``Node/detail`` is a second, smaller line. Text too long for a box is shortened
+    ///   A node's `detail` is a second, smaller line. Text too long for a box is shortened
     ///   in the middle with an ellipsis; hovering a box in a browser shows the full text.
-    /// - Each arrow carries its ``Edge/count``. Several edges with the same ends are drawn as one
+    /// - Each arrow carries its `count`. Several edges with the same ends are drawn as one
     ///   arrow with their counts added. An arrow that closes a cycle (a listener dispatching an
     ///   event that leads back to it) is dashed and points backwards, against the columns.
     /// - Every piece of text is escaped for XML; control characters are replaced, so no label can
@@ -33,6 +38,9 @@ extension EventTopology {
     ///
     /// The output depends only on the topology and the title: the same value gives the same
     /// document, byte for byte.
+    ///
+    /// `Events` alone offers a deprecated `svg(title:)` of the same shape that draws a plain
+    /// listing; in a file that imports `EventsSVG`, this one is called.
     ///
     /// - Parameter title: A heading drawn above the picture (shortened with an ellipsis when it
     ///   is very long), and the document's title; nil for none (the document is then titled
@@ -58,6 +66,8 @@ struct TopologySVG {
         let text: String
     }
 
+    /// The colors of each kind: the same as in `Events`' DOT and Mermaid text (a test compares
+    /// them), so that a topology looks the same in each rendering.
     static func palette(_ kind: EventTopology.Node.Kind) -> Palette {
         switch kind {
         case .dispatcher: Palette(fill: "#dbeafe", stroke: "#2563eb", text: "#1e3a8a")

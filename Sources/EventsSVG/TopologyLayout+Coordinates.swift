@@ -1,3 +1,5 @@
+import Events
+
 /// Box sizes and positions: columns from left to right, rows inside each column.
 extension TopologyLayout {
     enum Metrics {
