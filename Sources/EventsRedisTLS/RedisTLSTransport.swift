@@ -1,5 +1,5 @@
 import CEventsRedisOpenSSL
-import EventsRedis
+import EventsRedisClient
 
 #if canImport(Glibc)
     import Glibc

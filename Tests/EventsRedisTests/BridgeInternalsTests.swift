@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Bridge internals")
 struct BridgeInternalsTests {

@@ -5,6 +5,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// What happens to the outgoing events dispatched in each phase of a bridge's life: before
 /// `start()`, while it runs, after it failed, and while and after `stop()` runs.

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Collects a bridge's log records.
 final class LogRecords: Sendable {

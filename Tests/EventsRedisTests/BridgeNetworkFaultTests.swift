@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// The bridge behind a TCP proxy that stalls, black-holes or resets its connections (see
 /// ``FaultProxy``): the publishing and the receiving bridge each talk to Redis through a proxy

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// The statistics snapshot: every counter and gauge, and the periodic updates for metrics.
 @Suite("Redis bridge statistics")

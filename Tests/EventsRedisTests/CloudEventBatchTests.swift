@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("CloudEvents batches")
 struct CloudEventBatchTests {

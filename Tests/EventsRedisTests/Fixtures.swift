@@ -2,6 +2,7 @@ import Events
 import Synchronization
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// A thread-safe counter for handlers.
 final class Counter: Sendable {

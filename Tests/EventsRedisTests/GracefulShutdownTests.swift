@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// What a listener of a received event dispatches, for the bridge to publish.
 private struct Echo: RemoteEvent {

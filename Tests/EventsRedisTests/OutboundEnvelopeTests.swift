@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Outbound envelopes")
 struct OutboundEnvelopeTests {

@@ -5,6 +5,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Redis bridge", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct RedisBridgeTests {

@@ -2,6 +2,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite(
     "Redis connection", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)),

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// The transitions of the subscriber element queue's state machine that meet a waiting
 /// consumer: the end, the termination.

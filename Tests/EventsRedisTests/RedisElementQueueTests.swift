@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Counts `onTermination` calls across threads.
 private final class Terminations: Sendable {

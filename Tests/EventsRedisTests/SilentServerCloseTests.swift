@@ -3,6 +3,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Closing a client or a subscriber while its connection is still shaking hands with a server
 /// that never answers: the handshake is interrupted like any other read, instead of holding the

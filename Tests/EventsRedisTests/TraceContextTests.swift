@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct TracedOrder: RemoteEvent, Equatable {
     static let wireName = "com.example.test.traced-order"

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 private struct Number: Codable, Equatable {
     let a: Double

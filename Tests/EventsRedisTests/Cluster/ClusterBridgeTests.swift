@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct ClusterTick: RemoteEvent, Equatable {
     static let wireName = "com.example.test.cluster-tick"

@@ -3,6 +3,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 extension RedisCluster {
     /// A client configuration that knows the cluster by one node, the first master.

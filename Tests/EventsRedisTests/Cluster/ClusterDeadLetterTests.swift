@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 extension ClusterTopologyTests {
     @Suite("Dead letters on a cluster")

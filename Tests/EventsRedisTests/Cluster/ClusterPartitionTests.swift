@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 extension ClusterTopologyTests {
     @Suite("Stream partitions on a cluster")

@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// A publishing and a consuming bridge on one busy stream of a cluster, for disrupting the
 /// stream's shard mid-way.

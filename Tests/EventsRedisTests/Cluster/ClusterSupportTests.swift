@@ -3,6 +3,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Every test that starts a local cluster, one at a time: each runs several servers, and more
 /// than one cluster at once starves the rest of the suite on a small machine.

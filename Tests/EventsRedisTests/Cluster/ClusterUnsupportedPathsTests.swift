@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Cluster configuration on paths of their own")
 struct ClusterUnsupportedPathsTests {

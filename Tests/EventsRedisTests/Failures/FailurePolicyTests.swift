@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// A listener error with a recognisable description.
 struct ListenerBroke: Error, CustomStringConvertible {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Poison messages", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct PoisonMessageTests {

@@ -3,6 +3,7 @@ import Foundation
 import RedisServerSupport
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct ShipmentSent: RemoteEvent, Equatable {
     static let wireName = "com.example.shop.shipment-sent"

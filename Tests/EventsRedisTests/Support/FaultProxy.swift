@@ -3,6 +3,7 @@ import Foundation
 import RedisServerSupport
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 extension RESPValue {
     /// The RESP2 bytes a server would send for this value (test support: fake servers and

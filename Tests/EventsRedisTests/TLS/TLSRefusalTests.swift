@@ -3,6 +3,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite(
     "Redis over TLS: refused connections",

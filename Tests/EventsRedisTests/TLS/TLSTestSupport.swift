@@ -1,6 +1,7 @@
 import RedisServerSupport
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// The certificates every TLS test shares, and servers set up with them.
 enum TLSTestSupport {

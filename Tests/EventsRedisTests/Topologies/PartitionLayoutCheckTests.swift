@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Bridges that carry a type on different numbers of partitions never meet; the one that
 /// starts last says so in its log.

@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct TopologyFailure: Error, CustomStringConvertible {
     let description: String

@@ -4,6 +4,7 @@ import RedisServerSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// A planned failover (`SENTINEL FAILOVER`) leaves the old master running as a replica, so no
 /// connection breaks: only the sentinels' `+switch-master` tells the client to move.

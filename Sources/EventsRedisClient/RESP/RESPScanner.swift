@@ -4,11 +4,11 @@
 /// Neither pass recurses: arrays are followed with a stack of their own, so nesting costs heap,
 /// never call stack, and the nesting limit is the only bound on it. Every byte is read through
 /// ``CheckedBytes``.
-struct RESPScanner {
-    let bytes: CheckedBytes
-    let limits: RESPLimits
+package struct RESPScanner {
+    package let bytes: CheckedBytes
+    package let limits: RESPLimits
 
-    init(bytes: UnsafeBufferPointer<UInt8>, limits: RESPLimits) {
+    package init(bytes: UnsafeBufferPointer<UInt8>, limits: RESPLimits) {
         self.bytes = CheckedBytes(bytes)
         self.limits = limits
     }
@@ -21,7 +21,7 @@ struct RESPScanner {
     /// How far a scan of an incomplete value got, so that the next scan, with more bytes, goes on
     /// from there instead of from the value's start: what makes parsing linear in the bytes
     /// received however they are split. Every position is an index into the scanned buffer.
-    struct Progress {
+    package struct Progress {
         /// Everything from the value's start to before this was validated: the start of the next element to scan (or of the
         /// value itself).
         var position: Int
@@ -45,7 +45,7 @@ struct RESPScanner {
 
     /// Validates the value starting at `index` and returns the index just past it, or `nil`
     /// when the buffer ends before the value does.
-    func scan(at index: Int) throws(RedisError) -> Int? {
+    package func scan(at index: Int) throws(RedisError) -> Int? {
         var progress = Progress(start: index)
         return try scan(&progress)
     }
@@ -53,7 +53,7 @@ struct RESPScanner {
     /// Validates the value that `progress` is at, going on from where an earlier scan (of the
     /// same bytes, fewer of them) stopped, and returns the index just past it; or, when the
     /// buffer ends before the value does, records in `progress` how far it got and returns nil.
-    func scan(_ progress: inout Progress) throws(RedisError) -> Int? {
+    package func scan(_ progress: inout Progress) throws(RedisError) -> Int? {
         var position = progress.position
         while true {
             guard position < bytes.count else {
@@ -150,7 +150,7 @@ struct RESPScanner {
 
     /// Builds the value starting at `index` and moves `index` past it. Call only at a position
     /// where `scan` returned an end: the structure is then known to be complete and valid.
-    func build(at index: inout Int) -> RESPValue {
+    package func build(at index: inout Int) -> RESPValue {
         // The arrays being built around `index`, outermost first: their elements so far and how
         // many are still to come.
         var open: [(elements: [RESPValue], remaining: Int)] = []
@@ -202,7 +202,9 @@ struct RESPScanner {
     /// `message`, the channel and the payload) starting at `index`, in place; `nil` for any
     /// other value, which `build` then makes the usual way. Call only at a position where `scan`
     /// returned an end: the frame is then known to be complete and valid.
-    func messageParts(at index: Int) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>)? {
+    package func messageParts(at index: Int) -> (
+        channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>
+    )? {
         guard var cursor = endOfMessageHeader(at: index),
             let channel = bulkString(at: &cursor), let payload = bulkString(at: &cursor)
         else { return nil }
@@ -227,7 +229,7 @@ struct RESPScanner {
     /// (limits, lengths, CRLFs), in one pass over its headers instead of two. Nil for anything
     /// else, whole or not, valid or not: the caller then scans it the usual way, which tells
     /// incomplete from invalid and throws the error that `next()` would.
-    func completeMessage(
+    package func completeMessage(
         at index: Int
     ) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>, end: Int)? {
         // (A top-level array is always within the nesting limit, which is at least 1.)
@@ -266,7 +268,7 @@ struct RESPScanner {
     /// For a reader that walks a value `scan` accepted without building it: the count of the
     /// array header at `index` (-1 for a null array), moving `index` past the header; nil, with
     /// `index` unmoved, when something else starts there.
-    func arrayCount(at index: inout Int) -> Int? {
+    package func arrayCount(at index: inout Int) -> Int? {
         guard index >= 0, index < bytes.count, bytes[index] == UInt8(ascii: "*") else { return nil }
         let lineEnd = lineEndIndex(from: index + 1)
         guard lineEnd < bytes.count, let count = integer(from: index + 1, to: lineEnd) else { return nil }
@@ -275,7 +277,7 @@ struct RESPScanner {
     }
 
     /// Whether the value at `index` is a null (`$-1` or `*-1`), moving `index` past it if so.
-    func skipNull(at index: inout Int) -> Bool {
+    package func skipNull(at index: inout Int) -> Bool {
         guard index >= 0, index < bytes.count, bytes[index] == UInt8(ascii: "$") || bytes[index] == UInt8(ascii: "*")
         else { return false }
         let lineEnd = lineEndIndex(from: index + 1)
@@ -287,7 +289,7 @@ struct RESPScanner {
     /// The content of the non-null bulk string at `index`, moving `index` past it; nil, with
     /// `index` unmoved, for anything else (including a string the bytes end within). For values
     /// `scan` accepted.
-    func bulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+    package func bulkString(at index: inout Int) -> UnsafeBufferPointer<UInt8>? {
         guard index >= 0, index < bytes.count, bytes[index] == UInt8(ascii: "$") else { return nil }
         let lineEnd = lineEndIndex(from: index + 1)
         guard let length = integer(from: index + 1, to: lineEnd), length >= 0 else { return nil }

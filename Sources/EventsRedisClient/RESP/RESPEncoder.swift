@@ -2,8 +2,8 @@
 ///
 /// `SET k v` becomes `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n`. The encoder appends to a
 /// caller-owned buffer, so a pipeline of many commands is one buffer and one write.
-enum RESPEncoder {
-    static func encode(_ command: [RedisArgument], into buffer: inout [UInt8]) {
+package enum RESPEncoder {
+    package static func encode(_ command: [RedisArgument], into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "*"))
         appendDecimal(command.count, to: &buffer)
         appendCRLF(to: &buffer)
@@ -26,7 +26,7 @@ enum RESPEncoder {
         }
     }
 
-    static func encode(_ commands: [[RedisArgument]], into buffer: inout [UInt8]) {
+    package static func encode(_ commands: [[RedisArgument]], into buffer: inout [UInt8]) {
         for command in commands {
             encode(command, into: &buffer)
         }
@@ -34,14 +34,14 @@ enum RESPEncoder {
 
     /// Appends the header of a command of `count` arguments; the arguments follow as
     /// ``appendArgument(_:to:)``s. For a caller that writes commands without building them.
-    static func appendCommandHeader(argumentCount count: Int, to buffer: inout [UInt8]) {
+    package static func appendCommandHeader(argumentCount count: Int, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "*"))
         appendDecimal(count, to: &buffer)
         appendCRLF(to: &buffer)
     }
 
     /// Appends one argument, as a bulk string of `bytes`.
-    static func appendArgument(_ bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
+    package static func appendArgument(_ bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         appendBulkHeader(bytes.count, to: &buffer)
         buffer.append(contentsOf: bytes)
         appendCRLF(to: &buffer)
@@ -49,7 +49,7 @@ enum RESPEncoder {
 
     /// Appends one argument of `length` bytes that `write` appends to the buffer: for an
     /// argument assembled from parts, without assembling it elsewhere first.
-    static func appendArgument(length: Int, to buffer: inout [UInt8], writing write: (inout [UInt8]) -> Void) {
+    package static func appendArgument(length: Int, to buffer: inout [UInt8], writing write: (inout [UInt8]) -> Void) {
         appendBulkHeader(length, to: &buffer)
         let start = buffer.count
         write(&buffer)
@@ -59,7 +59,7 @@ enum RESPEncoder {
     }
 
     /// Appends one argument, as a bulk string of `text`'s UTF-8.
-    static func appendArgument(_ text: StaticString, to buffer: inout [UInt8]) {
+    package static func appendArgument(_ text: StaticString, to buffer: inout [UInt8]) {
         text.withUTF8Buffer { appendArgument(UnsafeRawBufferPointer($0), to: &buffer) }
     }
 
@@ -77,7 +77,7 @@ enum RESPEncoder {
     }
 
     /// The number of bytes of `value`'s decimal text, sign included.
-    static func decimalLength(_ value: Int) -> Int {
+    package static func decimalLength(_ value: Int) -> Int {
         var magnitude = value.magnitude
         var length = value < 0 ? 2 : 1
         while magnitude >= 10 {
@@ -88,7 +88,7 @@ enum RESPEncoder {
     }
 
     /// Appends the decimal text of `value` without building an intermediate `String`.
-    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+    package static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
         if value >= 0 && value < 10 {
             buffer.append(UInt8(truncatingIfNeeded: 48 + value))
             return

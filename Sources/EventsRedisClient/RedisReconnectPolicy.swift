@@ -41,8 +41,29 @@ public struct RedisReconnectPolicy: Sendable, Hashable {
         self.maxAttempts = maxAttempts
     }
 
-    /// The wait after failed attempt number `failures` (1 for the first failure).
-    func delay(afterFailures failures: Int) -> Duration {
+    /// The wait this policy prescribes after failed attempt number `failures` (1 for the first
+    /// failure): the initial delay grown by the multiplier per further failure, capped at the
+    /// maximum, then shifted at random by up to the jitter.
+    ///
+    /// The client and subscriber wait this long between reconnection attempts. Use it for a
+    /// retry loop of your own that should keep the same pace:
+    ///
+    /// ```swift
+    /// var failures = 0
+    /// while true {
+    ///     do {
+    ///         try await client.send("PING")
+    ///         break
+    ///     } catch {
+    ///         failures += 1
+    ///         try await Task.sleep(for: configuration.reconnect.delay(afterFailures: failures))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Each call draws its jitter afresh, so two calls with the same count may differ. Counts
+    /// below 1 are treated as 1.
+    public func delay(afterFailures failures: Int) -> Duration {
         let initial = max(initialDelay.seconds, 0)
         let cap = max(maxDelay.seconds, 0)
         let growth = pow(max(multiplier, 1), Double(max(failures - 1, 0)))

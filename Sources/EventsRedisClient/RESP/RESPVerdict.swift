@@ -1,13 +1,13 @@
 /// A reply reduced to whether the command was carried out: for callers that read nothing else
 /// from it (an `XADD`'s new entry id, a `PUBLISH`'s count of receivers).
-enum RESPVerdict: Sendable, Hashable {
+package enum RESPVerdict: Sendable, Hashable {
     case accepted
     /// An integer reply, with its value (a `WAIT`'s count of replicas, say): accepted too.
     case counted(Int)
     /// An error reply, with its text.
     case refused(String)
 
-    init(_ reply: RESPValue) {
+    package init(_ reply: RESPValue) {
         switch reply {
         case .error(let text): self = .refused(text)
         case .integer(let value): self = .counted(value)
@@ -17,7 +17,7 @@ enum RESPVerdict: Sendable, Hashable {
 
     /// The verdict of one complete, validated reply given as its RESP bytes: an error reply
     /// starts with `-` and ends with CRLF.
-    init(reply bytes: UnsafeBufferPointer<UInt8>) {
+    package init(reply bytes: UnsafeBufferPointer<UInt8>) {
         if bytes.first == UInt8(ascii: ":"), bytes.count >= 3,
             let value = Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<bytes.count - 2]), as: UTF8.self))
         {

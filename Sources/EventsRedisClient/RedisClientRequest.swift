@@ -5,7 +5,7 @@
 /// `close()` with ``RedisError/clientClosed`` when it never reached the worker. (Checked
 /// continuations: unsafe ones save an allocation per call, but the thread sanitizer reports
 /// their resume from another thread as a race, swiftlang/swift#57803.)
-struct RedisClientRequest: Sendable {
+package struct RedisClientRequest: Sendable {
     enum Completion: Sendable {
         /// One command; an error reply completes it with ``RedisError/server(_:)``.
         case single(CheckedContinuation<Result<RESPValue, RedisError>, Never>)
@@ -25,7 +25,7 @@ struct RedisClientRequest: Sendable {
 
     /// What to send: commands, commands already written in RESP, or a function that writes
     /// them.
-    enum Commands: Sendable {
+    package enum Commands: Sendable {
         case arguments([[RedisArgument]])
         /// `count` commands, encoded (see ``RESPEncoder/appendCommandHeader(argumentCount:to:)``).
         case encoded([UInt8], count: Int)

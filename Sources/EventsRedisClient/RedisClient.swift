@@ -45,7 +45,7 @@ public final class RedisClient: Sendable {
     let state: LockedBox<State>
     let worker: Worker
     // All blocking I/O happens here, one batch of requests at a time.
-    let queue = DispatchQueue(label: "EventsRedis.RedisClient")
+    let queue = DispatchQueue(label: "EventsRedisClient.RedisClient")
     // Signalled by `close()` to cut short a wait between reconnect attempts.
     let sleeper = DispatchSemaphore(value: 0)
     // Set when the configuration names a cluster: commands then go through it to the nodes.
@@ -130,7 +130,7 @@ public final class RedisClient: Sendable {
     /// of all but the last as values, and what `parse` makes of the last one's RESP bytes,
     /// read in place on the client's thread (a stream read of hundreds of entries is neither
     /// built as a tree of values nor copied first). `commands` must not be empty.
-    nonisolated(nonsending) func pipeline<Last: Sendable>(
+    package nonisolated(nonsending) func pipeline<Last: Sendable>(
         _ commands: [[RedisArgument]], timeout: Duration? = nil,
         parsingLastReply parse: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Last
     ) async throws(RedisError) -> (replies: [RESPValue], last: Last) {
@@ -195,7 +195,7 @@ public final class RedisClient: Sendable {
     /// ``pipeline(_:timeout:completion:)`` for commands given as arguments or already written
     /// in RESP: a caller that writes many commands straight into one buffer builds no array of
     /// arguments per command.
-    func pipeline(
+    package func pipeline(
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<[RESPValue], RedisError>) -> Void
     ) {
@@ -206,7 +206,7 @@ public final class RedisClient: Sendable {
     /// ``pipeline(_:timeout:completion:)`` for a caller that only needs to know which commands
     /// were refused: each reply comes as a ``RESPVerdict``, and none is built as a value (an
     /// `XADD` reply, its new entry's id, was an allocation per event).
-    func pipeline(
+    package func pipeline(
         _ commands: RedisClientRequest.Commands, timeout: Duration? = nil,
         verdicts completion: @escaping @Sendable (Result<[RESPVerdict], RedisError>) -> Void
     ) {

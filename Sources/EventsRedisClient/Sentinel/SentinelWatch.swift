@@ -1,5 +1,3 @@
-import Events
-
 /// Listens on the sentinels for `+switch-master`, and tells every open connection to the
 /// master they watch that it is the old master now.
 ///

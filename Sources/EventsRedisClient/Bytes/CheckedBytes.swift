@@ -14,25 +14,25 @@
 ///
 /// Like the buffer it wraps, a value is valid only inside the `withUnsafeBufferPointer` (or
 /// similar) call that lent the bytes.
-struct CheckedBytes {
+package struct CheckedBytes {
     /// Where the bytes start; never nil, so that no read pays for unwrapping it. An empty
     /// buffer may have no address: then this is `nowhere`, which no read reaches, since every
     /// read is checked against `count`, 0.
     private let base: UnsafePointer<UInt8>
-    let count: Int
+    package let count: Int
 
     /// An address that is never read, for empty buffers: a constant of the binary (a global
     /// would cost a check that it is initialized on every use).
     private static var nowhere: UnsafePointer<UInt8> { ("" as StaticString).utf8Start }
 
-    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+    package init(_ buffer: UnsafeBufferPointer<UInt8>) {
         base = buffer.baseAddress ?? Self.nowhere
         count = buffer.count
     }
 
     /// The byte at `index`; stops the process when `index` is not in `0..<count`.
     @inline(__always)
-    subscript(index: Int) -> UInt8 {
+    package subscript(index: Int) -> UInt8 {
         precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "read outside the received bytes")
         return base[index]
     }
@@ -40,31 +40,31 @@ struct CheckedBytes {
     /// The bytes at `range`, borrowed as the whole is; stops the process when `range` is not
     /// within `0...count`.
     @inline(__always)
-    func buffer(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+    package func buffer(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range outside the received bytes")
         return UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
     }
 
     /// The bytes at `range` as checked bytes of their own (indexed from 0).
-    func slice(_ range: Range<Int>) -> CheckedBytes {
+    package func slice(_ range: Range<Int>) -> CheckedBytes {
         CheckedBytes(buffer(range))
     }
 
     /// All the bytes, for a reader that takes a buffer (and checks what it reads itself).
-    var all: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    package var all: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// The eight bytes at `offset` as one little-endian word, the first in the low bits; nil
     /// unless all eight are within the bytes. The check is the loop condition of a reader that
     /// goes eight bytes at a time: `while let word = bytes.word(at: position)`.
     @inline(__always)
-    func word(at offset: Int) -> UInt64? {
+    package func word(at offset: Int) -> UInt64? {
         // `count - offset` cannot overflow: neither is negative.
         guard offset >= 0, count - offset >= 8 else { return nil }
         return UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
     }
 
     /// Whether the bytes at `range` are exactly `other`'s (false when `range` runs past the end).
-    func bytes(_ range: Range<Int>, equal other: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func bytes(_ range: Range<Int>, equal other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard range.lowerBound >= 0, range.upperBound <= count else { return false }
         return buffer(range).hasSameBytes(as: other)
     }
