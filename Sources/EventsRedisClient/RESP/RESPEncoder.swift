@@ -3,7 +3,7 @@
 /// `SET k v` becomes `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n`. The encoder appends to a
 /// caller-owned buffer, so a pipeline of many commands is one buffer and one write.
 package enum RESPEncoder {
-    package static func encode(_ command: [RedisArgument], into buffer: inout [UInt8]) {
+    static func encode(_ command: [RedisArgument], into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "*"))
         appendDecimal(command.count, to: &buffer)
         appendCRLF(to: &buffer)
@@ -26,7 +26,7 @@ package enum RESPEncoder {
         }
     }
 
-    package static func encode(_ commands: [[RedisArgument]], into buffer: inout [UInt8]) {
+    static func encode(_ commands: [[RedisArgument]], into buffer: inout [UInt8]) {
         for command in commands {
             encode(command, into: &buffer)
         }
@@ -77,7 +77,7 @@ package enum RESPEncoder {
     }
 
     /// The number of bytes of `value`'s decimal text, sign included.
-    package static func decimalLength(_ value: Int) -> Int {
+    static func decimalLength(_ value: Int) -> Int {
         var magnitude = value.magnitude
         var length = value < 0 ? 2 : 1
         while magnitude >= 10 {

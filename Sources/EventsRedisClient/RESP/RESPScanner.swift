@@ -21,7 +21,7 @@ package struct RESPScanner {
     /// How far a scan of an incomplete value got, so that the next scan, with more bytes, goes on
     /// from there instead of from the value's start: what makes parsing linear in the bytes
     /// received however they are split. Every position is an index into the scanned buffer.
-    package struct Progress {
+    struct Progress {
         /// Everything from the value's start to before this was validated: the start of the next element to scan (or of the
         /// value itself).
         var position: Int
@@ -45,7 +45,7 @@ package struct RESPScanner {
 
     /// Validates the value starting at `index` and returns the index just past it, or `nil`
     /// when the buffer ends before the value does.
-    package func scan(at index: Int) throws(RedisError) -> Int? {
+    func scan(at index: Int) throws(RedisError) -> Int? {
         var progress = Progress(start: index)
         return try scan(&progress)
     }
@@ -53,7 +53,7 @@ package struct RESPScanner {
     /// Validates the value that `progress` is at, going on from where an earlier scan (of the
     /// same bytes, fewer of them) stopped, and returns the index just past it; or, when the
     /// buffer ends before the value does, records in `progress` how far it got and returns nil.
-    package func scan(_ progress: inout Progress) throws(RedisError) -> Int? {
+    func scan(_ progress: inout Progress) throws(RedisError) -> Int? {
         var position = progress.position
         while true {
             guard position < bytes.count else {
@@ -202,7 +202,7 @@ package struct RESPScanner {
     /// `message`, the channel and the payload) starting at `index`, in place; `nil` for any
     /// other value, which `build` then makes the usual way. Call only at a position where `scan`
     /// returned an end: the frame is then known to be complete and valid.
-    package func messageParts(at index: Int) -> (
+    func messageParts(at index: Int) -> (
         channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>
     )? {
         guard var cursor = endOfMessageHeader(at: index),
@@ -229,7 +229,7 @@ package struct RESPScanner {
     /// (limits, lengths, CRLFs), in one pass over its headers instead of two. Nil for anything
     /// else, whole or not, valid or not: the caller then scans it the usual way, which tells
     /// incomplete from invalid and throws the error that `next()` would.
-    package func completeMessage(
+    func completeMessage(
         at index: Int
     ) -> (channel: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>, end: Int)? {
         // (A top-level array is always within the nesting limit, which is at least 1.)

@@ -7,7 +7,7 @@ package enum RESPVerdict: Sendable, Hashable {
     /// An error reply, with its text.
     case refused(String)
 
-    package init(_ reply: RESPValue) {
+    init(_ reply: RESPValue) {
         switch reply {
         case .error(let text): self = .refused(text)
         case .integer(let value): self = .counted(value)
@@ -17,7 +17,7 @@ package enum RESPVerdict: Sendable, Hashable {
 
     /// The verdict of one complete, validated reply given as its RESP bytes: an error reply
     /// starts with `-` and ends with CRLF.
-    package init(reply bytes: UnsafeBufferPointer<UInt8>) {
+    init(reply bytes: UnsafeBufferPointer<UInt8>) {
         if bytes.first == UInt8(ascii: ":"), bytes.count >= 3,
             let value = Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<bytes.count - 2]), as: UTF8.self))
         {
