@@ -692,7 +692,7 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    if case .redis(.frameTooLarge) = error { true } else { false }
+                    if case .redis(let cause) = error { cause.code == .frameTooLarge } else { false }
                 }
             })
         // Publish until one arrives: messages sent while the subscription reconnects are lost.
@@ -731,7 +731,7 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    if case .redis(.authenticationFailed) = error { true } else { false }
+                    if case .redis(let cause) = error { cause.code == .authenticationFailed } else { false }
                 }
             })
 

@@ -48,7 +48,7 @@ struct RedisConfigurationTests {
         #expect {
             try RedisConfiguration(url: url)
         } throws: { error in
-            if case .invalidConfiguration = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .invalidConfiguration { return true }
             return false
         }
     }

@@ -110,8 +110,8 @@ struct RedisConnectionTests {
         #expect {
             try RedisConnection.open(wrong)
         } throws: { error in
-            guard case .authenticationFailed(let message) = error as? RedisError else { return false }
-            return message.hasPrefix("WRONGPASS")
+            guard let error = error as? RedisError, error.code == .authenticationFailed else { return false }
+            return error.message?.hasPrefix("WRONGPASS") == true
         }
 
         var none = server.configuration
@@ -119,8 +119,8 @@ struct RedisConnectionTests {
         #expect {
             try RedisConnection.open(none)
         } throws: { error in
-            guard case .authenticationFailed(let message) = error as? RedisError else { return false }
-            return message.hasPrefix("NOAUTH")
+            guard let error = error as? RedisError, error.code == .authenticationFailed else { return false }
+            return error.message?.hasPrefix("NOAUTH") == true
         }
     }
 
@@ -137,7 +137,7 @@ struct RedisConnectionTests {
         #expect {
             try RedisConnection.open(configuration)
         } throws: { error in
-            if case .authenticationFailed = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .authenticationFailed { return true }
             return false
         }
     }
@@ -187,8 +187,8 @@ struct RedisConnectionTests {
         #expect {
             try RedisConnection.open(RedisConfiguration(host: "127.0.0.1", port: port))
         } throws: { error in
-            guard case .connectFailed(let host, let errorPort, let reason) = error as? RedisError else { return false }
-            return host == "127.0.0.1" && errorPort == port && reason.contains("refused")
+            guard let error = error as? RedisError, error.code == .connectFailed else { return false }
+            return error.host == "127.0.0.1" && error.port == port && error.reason?.contains("refused") == true
         }
     }
 }

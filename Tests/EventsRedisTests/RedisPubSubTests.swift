@@ -137,7 +137,7 @@ struct RedisPubSubTests {
         await #expect {
             try await events.next()
         } throws: { error in
-            if case .authenticationFailed = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .authenticationFailed { return true }
             return false
         }
     }
@@ -174,7 +174,7 @@ struct RedisPubSubFrameTests {
         #expect {
             try RedisSubscription.event(from: frame)
         } throws: { error in
-            if case .protocolViolation = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .protocolViolation { return true }
             return false
         }
     }
@@ -191,7 +191,7 @@ struct RedisPubSubFrameTests {
         await #expect {
             try await events.next()
         } throws: { error in
-            if case .protocolViolation = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .protocolViolation { return true }
             return false
         }
     }
@@ -202,7 +202,7 @@ struct RedisPubSubFrameTests {
         await #expect {
             try await events.next()
         } throws: { error in
-            if case .invalidConfiguration = error as? RedisError { return true }
+            if (error as? RedisError)?.code == .invalidConfiguration { return true }
             return false
         }
     }

@@ -91,7 +91,7 @@ extension RedisBridgeError {
     var isConnectionLoss: Bool {
         switch self {
         case .redis(let cause), .pubSubEventLost(_, _, let cause):
-            switch cause {
+            switch cause.code {
             case .connectFailed, .connectionClosed, .timedOut, .protocolViolation, .frameTooLarge:
                 true
             default:

@@ -63,7 +63,7 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
             return
                 "Redis bridge: publish buffer full (\(capacity) events waiting for Redis); \"\(type)\" event \(id) was not published"
         case .pubSubEventLost(let type, let id, let cause):
-            if case .server = cause {
+            if cause.code == .server {
                 return "Redis bridge: Pub/Sub event \(id) (\"\(type)\") was not published: \(cause)"
             }
             return

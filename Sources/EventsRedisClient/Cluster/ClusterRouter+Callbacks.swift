@@ -126,7 +126,7 @@ extension ClusterRouter {
                     }
                     continue
                 } catch {
-                    guard case .connectFailed = error else { throw error }
+                    guard error.code == .connectFailed else { throw error }
                     unreachable = error
                 }
             } else {

@@ -173,7 +173,7 @@ final class ClusterRouter: Sendable {
                 switch outcome {
                 case .failure(let error):
                     // Not connected means not sent: safe to send again once the map is read anew.
-                    guard case .connectFailed = error else { throw error }
+                    guard error.code == .connectFailed else { throw error }
                     unreachable = error
                     refresh = true
                     next += group.units

@@ -127,7 +127,7 @@ final class RedisSubscription: Sendable {
                 // connection (and with it that message, as Pub/Sub drops messages while
                 // disconnected) and subscribe again, instead of ending the subscription.
                 var oversized = false
-                if case .frameTooLarge = error { oversized = true }
+                if error.code == .frameTooLarge { oversized = true }
                 guard error.isRetryable || oversized else { return error }
                 cause = error
                 breaksInARow += 1

@@ -93,7 +93,7 @@ package final class RedisSocket: RedisTransport {
                 return try connect(to: address.pointee, host: host, port: port, deadline: deadline)
             } catch {
                 lastError = error
-                if case .timedOut = error { break }
+                if error.code == .timedOut { break }
             }
         }
         throw lastError

@@ -43,11 +43,11 @@ struct TLSRefusalTests {
         let server = try TLSTestSupport.server()
         var configuration = server.configuration
         configuration.transport = .tcp
-        guard case .invalidConfiguration(let message)? = connectionError(configuration) else {
+        guard let error = connectionError(configuration), error.code == .invalidConfiguration else {
             Issue.record("expected invalidConfiguration")
             return
         }
-        #expect(message.contains("EventsRedisTLS"))
+        #expect(error.detail?.contains("EventsRedisTLS") == true)
     }
 }
 

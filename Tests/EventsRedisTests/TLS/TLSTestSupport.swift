@@ -17,8 +17,7 @@ enum TLSTestSupport {
 extension RedisError {
     /// The reason of a ``connectFailed(host:port:reason:)``, or `nil`.
     var connectFailureReason: String? {
-        guard case .connectFailed(_, _, let reason) = self else { return nil }
-        return reason
+        code == .connectFailed ? reason : nil
     }
 }
 

@@ -80,7 +80,9 @@ struct SentinelFailoverTests {
         await #expect {
             _ = try await client.send("PING")
         } throws: { error in
-            guard let error = error as? RedisError, case .connectFailed(_, _, let reason) = error else { return false }
+            guard let error = error as? RedisError, error.code == .connectFailed, let reason = error.reason else {
+                return false
+            }
             return reason.contains("does not know master \"nobody\"")
         }
     }
