@@ -72,10 +72,20 @@ let package = Package(
         .testTarget(name: "EventsTests", dependencies: ["Events", "EventsTesting"], swiftSettings: strictSettings),
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
+        // What both Redis test targets use: polling and gates, fake and faulty servers, a
+        // Sentinel topology, TLS servers, complexity checks. Not a product.
+        .target(
+            name: "RedisTestSupport", dependencies: ["EventsRedisClient", "RedisServerSupport"],
+            path: "Tests/RedisTestSupport", swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventsRedisClientTests",
+            dependencies: ["EventsRedisClient", "EventsRedisTLS", "RedisServerSupport", "RedisTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests",
             dependencies: [
                 "EventsRedis", "EventsRedisClient", "EventsRedisTLS", "EventsTesting", "RedisServerSupport",
+                "RedisTestSupport",
             ],
             swiftSettings: strictSettings
         ),

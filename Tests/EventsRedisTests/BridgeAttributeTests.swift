@@ -1,10 +1,10 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// CloudEvents 1.0 requires `source` and, when present, `subject` to be non-empty: the bridge
 /// never writes either empty, and refuses both when it reads them.

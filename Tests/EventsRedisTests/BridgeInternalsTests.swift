@@ -1,7 +1,7 @@
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("Bridge internals")
 struct BridgeInternalsTests {

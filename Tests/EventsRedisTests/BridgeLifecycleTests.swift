@@ -2,6 +2,7 @@ import Events
 import EventsTesting
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis

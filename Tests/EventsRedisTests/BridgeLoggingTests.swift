@@ -1,11 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// Collects a bridge's log records.
 final class LogRecords: Sendable {

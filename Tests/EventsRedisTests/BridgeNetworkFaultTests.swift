@@ -1,10 +1,10 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// The bridge behind a TCP proxy that stalls, black-holes or resets its connections (see
 /// ``FaultProxy``): the publishing and the receiving bridge each talk to Redis through a proxy

@@ -1,9 +1,9 @@
 import Events
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// The statistics snapshot: every counter and gauge, and the periodic updates for metrics.
 @Suite("Redis bridge statistics")

@@ -2,7 +2,6 @@ import Events
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// `carry` takes its direction as a defaulted parameter: every spelling, with and without
 /// `direction:`, still compiles and means what it meant. Nothing here needs Redis: an event

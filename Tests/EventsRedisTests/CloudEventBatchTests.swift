@@ -1,10 +1,10 @@
 import Events
 import Foundation
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("CloudEvents batches")
 struct CloudEventBatchTests {

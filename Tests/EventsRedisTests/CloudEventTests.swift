@@ -1,8 +1,8 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("CloudEvents wire format")
 struct CloudEventTests {

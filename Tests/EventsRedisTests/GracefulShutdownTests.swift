@@ -1,11 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// What a listener of a received event dispatches, for the bridge to publish.
 private struct Echo: RemoteEvent {

@@ -1,9 +1,9 @@
 import Events
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// What a received event's identity (its `source` and `id`) may cost: each attribute is bounded,
 /// and so are the bytes the deduplication window keeps.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("Outbound envelopes")
 struct OutboundEnvelopeTests {

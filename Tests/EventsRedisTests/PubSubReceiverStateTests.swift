@@ -1,7 +1,7 @@
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// The Pub/Sub receiver's state machine, driven directly: stopping meets a subscription that
 /// runs, one that has ended, and a retry that comes after the stop.

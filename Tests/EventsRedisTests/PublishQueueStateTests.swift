@@ -1,7 +1,7 @@
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// The transitions of the publish queue's state machine that end a flush some other way than
 /// its messages leaving: its task cancelled, the queue closed.

@@ -4,7 +4,6 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// A free-form JSON value, as apps carry for metadata: decoding it recurses once per level, in
 /// the decoder and in its own `init(from:)`, so how deep a sender nests it decides how much call

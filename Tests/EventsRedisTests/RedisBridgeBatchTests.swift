@@ -1,10 +1,10 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite(
     "Redis bridge: events packed into batches",

@@ -2,10 +2,10 @@ import Events
 import EventsTesting
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("Redis bridge", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct RedisBridgeTests {

@@ -1,8 +1,8 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 // The coding paths a type sees while the wire coders code it, against Foundation's: a type may
 // read `codingPath` (to decide what to write, or to say where a value was bad), so the wire

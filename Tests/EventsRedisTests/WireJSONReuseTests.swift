@@ -3,7 +3,6 @@ import Foundation
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 // The wire coders keep one spare coder between calls (`SpareCoder`). These tests check what
 // reuse must never do: hand a coder that user code still holds to the next call, or let two

@@ -1,8 +1,8 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 // Differential tests: the wire coders against Foundation's JSONEncoder and JSONDecoder with
 // default settings. Foundation on Linux writes object members in hash order (different from one

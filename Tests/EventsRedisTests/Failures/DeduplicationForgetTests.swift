@@ -1,7 +1,6 @@
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("Deduplication window: forgetting an identity")
 struct DeduplicationForgetTests {

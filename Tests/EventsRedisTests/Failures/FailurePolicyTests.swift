@@ -1,11 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// A listener error with a recognisable description.
 struct ListenerBroke: Error, CustomStringConvertible {

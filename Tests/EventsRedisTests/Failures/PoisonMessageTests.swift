@@ -1,11 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Synchronization
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite("Poison messages", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct PoisonMessageTests {

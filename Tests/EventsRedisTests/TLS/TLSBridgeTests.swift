@@ -1,9 +1,9 @@
 import Events
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 @Suite(
     "Redis bridge over TLS",

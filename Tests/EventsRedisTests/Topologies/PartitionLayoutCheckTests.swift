@@ -1,10 +1,10 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
-@testable import EventsRedisClient
 
 /// Bridges that carry a type on different numbers of partitions never meet; the one that
 /// starts last says so in its log.

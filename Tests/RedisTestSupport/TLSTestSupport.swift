@@ -1,14 +1,12 @@
-import RedisServerSupport
-
-@testable import EventsRedis
-@testable import EventsRedisClient
+package import EventsRedisClient
+package import RedisServerSupport
 
 /// The certificates every TLS test shares, and servers set up with them.
-enum TLSTestSupport {
-    static func certificates() throws -> TLSCertificates { try TLSCertificates.shared() }
+package enum TLSTestSupport {
+    package static func certificates() throws -> TLSCertificates { try TLSCertificates.shared() }
 
     /// A TLS-only server; clients need a certificate when `requiresClientCertificates`.
-    static func server(requiresClientCertificates: Bool = false) throws -> RedisServer {
+    package static func server(requiresClientCertificates: Bool = false) throws -> RedisServer {
         try RedisServer(
             tls: .init(certificates: try certificates(), requiresClientCertificates: requiresClientCertificates))
     }
@@ -16,13 +14,13 @@ enum TLSTestSupport {
 
 extension RedisError {
     /// The reason of a ``connectFailed(host:port:reason:)``, or `nil`.
-    var connectFailureReason: String? {
+    package var connectFailureReason: String? {
         code == .connectFailed ? reason : nil
     }
 }
 
 /// What opening a connection with `configuration` throws, or `nil` when it connects.
-func connectionError(_ configuration: RedisConfiguration) -> RedisError? {
+package func connectionError(_ configuration: RedisConfiguration) -> RedisError? {
     do throws(RedisError) {
         let connection = try RedisConnection.open(configuration)
         connection.close()

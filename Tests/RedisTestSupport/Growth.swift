@@ -17,7 +17,7 @@ import Foundation
 ///
 /// It runs on a thread of its own: seconds of computing under the sanitizers would otherwise
 /// hold one of the concurrency pool's two threads and stall the timed waits of other suites.
-func growthWhenSixteenTimesLarger<Input>(
+package func growthWhenSixteenTimesLarger<Input>(
     from size: Int, input: @escaping @Sendable (Int) throws -> Input,
     _ work: @escaping @Sendable (Input) throws -> Void
 ) async throws -> Double {
@@ -46,9 +46,9 @@ func growthWhenSixteenTimesLarger<Input>(
 
 /// What a timed `work` throws when it computed a wrong result; `#expect` is not used there
 /// because the work runs outside the test's task.
-struct WrongResult: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct WrongResult: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// The CPU time the calling thread has used.

@@ -1,10 +1,9 @@
-@testable import EventsRedis
-@testable import EventsRedisClient
+package import EventsRedisClient
 
 extension RESPValue {
     /// The RESP2 bytes a server would send for this value (test support: fake servers and
     /// round-trip checks of the parser).
-    var wireBytes: [UInt8] {
+    package var wireBytes: [UInt8] {
         var bytes: [UInt8] = []
         appendWire(to: &bytes)
         return bytes
@@ -25,14 +24,14 @@ extension RESPValue {
 }
 
 /// A small deterministic pseudo-random generator (SplitMix64), so fuzz tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
+package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

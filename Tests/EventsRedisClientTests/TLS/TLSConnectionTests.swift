@@ -1,9 +1,9 @@
 import EventsRedisTLS
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 @Suite(

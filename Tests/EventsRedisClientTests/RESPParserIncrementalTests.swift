@@ -1,6 +1,6 @@
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 /// The parser fed as a socket feeds it: a reply in many small reads, values asked for after each.

@@ -1,7 +1,7 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 /// Counts `onTermination` calls across threads.

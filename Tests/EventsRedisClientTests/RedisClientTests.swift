@@ -1,8 +1,8 @@
 import Dispatch
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 @Suite(

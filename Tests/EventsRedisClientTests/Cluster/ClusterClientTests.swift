@@ -1,19 +1,9 @@
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
-
-extension RedisCluster {
-    /// A client configuration that knows the cluster by one node, the first master.
-    var clientConfiguration: RedisConfiguration {
-        var configuration = masters[0].configuration
-        configuration.host = "unused.invalid"
-        configuration.cluster = RedisClusterConfiguration(nodes: [.init(host: "127.0.0.1", port: masters[0].port)])
-        return configuration
-    }
-}
 
 @Suite("Cluster slots and redirections")
 struct ClusterSlotTests {

@@ -1,9 +1,8 @@
-import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 /// A planned failover (`SENTINEL FAILOVER`) leaves the old master running as a replica, so no

@@ -1,6 +1,6 @@
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 @Suite("RESP parser")

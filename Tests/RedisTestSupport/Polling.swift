@@ -7,7 +7,7 @@ import Synchronization
 /// The default timeout only bounds how long a failing test waits: a passing one returns as soon
 /// as the condition holds. It is generous because the sanitizer runs on 2 cores slow the bridge's
 /// tasks tenfold and more, and 5 s ran out there on a loaded machine.
-func eventually(
+package func eventually(
     timeout: Duration = .seconds(15), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -26,7 +26,7 @@ func eventually(
 /// something that must happen use `eventually`, which returns as soon as it does. Await first
 /// whatever marks the window (a statistic that counts the event skipped, a flush begun), so that
 /// the wait covers the moment the unwanted thing would have come.
-func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async {
+package func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async {
     try? await Task.sleep(for: duration)
 }
 
@@ -34,23 +34,25 @@ func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async
 /// (kill a server, cancel a task) at a known step of the other thread's work. Once open, it
 /// lets every later arrival through. Made for one thread stopping at it, and that thread must
 /// not be one of the concurrency pool's (two here): run the handler that stops on a queue.
-final class Gate: Sendable {
+package final class Gate: Sendable {
     private let opened = Atomic<Bool>(false)
     private let arrivals = Atomic<Int>(0)
     private let release = DispatchSemaphore(value: 0)
 
+    package init() {}
+
     /// Blocks the calling thread until `open()`, unless the gate is open already.
-    func pass() {
+    package func pass() {
         arrivals.add(1, ordering: .sequentiallyConsistent)
         guard !opened.load(ordering: .sequentiallyConsistent) else { return }
         release.wait()
     }
 
     /// Whether a thread has reached the gate.
-    var isReached: Bool { arrivals.load(ordering: .sequentiallyConsistent) > 0 }
+    package var isReached: Bool { arrivals.load(ordering: .sequentiallyConsistent) > 0 }
 
     /// Lets the thread waiting at the gate, and every later one, through.
-    func open() {
+    package func open() {
         guard !opened.exchange(true, ordering: .sequentiallyConsistent) else { return }
         release.signal()
     }
@@ -62,6 +64,6 @@ final class Gate: Sendable {
 /// fuzz loop that never suspends holds a pool thread for its whole run; two of them starved every
 /// Redis test for 10 s and more under the thread sanitizer, long enough for waits with a deadline
 /// to expire before the bridge's own tasks could run.
-func yieldNow(every: Int, at iteration: Int) async {
+package func yieldNow(every: Int, at iteration: Int) async {
     if iteration % every == every - 1 { await Task.yield() }
 }

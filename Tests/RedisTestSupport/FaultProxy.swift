@@ -1,9 +1,5 @@
-import Events
 import Foundation
 import RedisServerSupport
-
-@testable import EventsRedis
-@testable import EventsRedisClient
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +22,8 @@ import RedisServerSupport
 /// Each accepted connection gets a connection of its own to the server and one thread that
 /// moves bytes between the two. Written with plain POSIX sockets, apart from the client's own
 /// socket code, so that the tests do not trust what they test.
-final class FaultProxy: Sendable {
-    enum Mode: Sendable, Equatable {
+package final class FaultProxy: Sendable {
+    package enum Mode: Sendable, Equatable {
         /// Bytes go through both ways.
         case forward
         /// Nothing is read from either side: bytes wait in the kernel's buffers and go through,
@@ -47,10 +43,10 @@ final class FaultProxy: Sendable {
         var open = 0
     }
 
-    let port: Int
-    let upstreamPort: Int
+    package let port: Int
+    package let upstreamPort: Int
     private let listener: Int32
-    private let lock = Lock()
+    private let lock = NSLock()
     // Guarded by `lock`.
     nonisolated(unsafe) private var state = State()
     private let threads = DispatchGroup()
@@ -61,7 +57,7 @@ final class FaultProxy: Sendable {
     /// How long each thread waits in `poll` before it looks at the mode and the stop flag again.
     private static let slice: Int32 = 10
 
-    init(upstreamPort: Int) throws {
+    package init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
         (listener, port) = try TestSocket.listen(backlog: 64)
         threads.enter()
@@ -76,26 +72,26 @@ final class FaultProxy: Sendable {
     }
 
     /// What the proxy does with the bytes of every connection, open or new.
-    var mode: Mode {
+    package var mode: Mode {
         get { lock.withLock { state.mode } }
         set { changeState { $0.mode = newValue } }
     }
 
     /// How many connections the proxy has accepted (a client that reconnects shows here).
-    var acceptedCount: Int { lock.withLock { state.accepted } }
+    package var acceptedCount: Int { lock.withLock { state.accepted } }
 
     /// How many accepted connections are still open.
-    var openCount: Int { lock.withLock { state.open } }
+    package var openCount: Int { lock.withLock { state.open } }
 
     /// Resets every open connection: its client gets a TCP reset (RST) at once, as from a
     /// crashed host or a middlebox dropping state. Connections accepted afterwards work as
     /// the mode says.
-    func resetConnections() {
+    package func resetConnections() {
         changeState { $0.resetGeneration += 1 }
     }
 
     /// Stops accepting, closes every connection and waits for the proxy's threads to end.
-    func stop() {
+    package func stop() {
         let first: Bool = changeState { state in
             defer { state.stopped = true }
             return !state.stopped

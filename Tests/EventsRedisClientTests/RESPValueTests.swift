@@ -1,6 +1,5 @@
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 @Suite("RESP values and errors")

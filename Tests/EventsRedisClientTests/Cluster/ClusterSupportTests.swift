@@ -1,14 +1,15 @@
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
-/// Every test that starts a local cluster, one at a time: each runs several servers, and more
-/// than one cluster at once starves the rest of the suite on a small machine.
+/// Every test of the client that starts a local cluster, one at a time, and never beside a
+/// bridge test that starts one (`.oneClusterAtATime`): each runs several servers, and more than
+/// one cluster at once starves the rest of the suite on a small machine.
 @Suite(
-    "Redis Cluster topologies", .serialized,
+    "Redis Cluster topologies (client)", .serialized, .oneClusterAtATime,
     .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason))
 )
 enum ClusterTopologyTests {}

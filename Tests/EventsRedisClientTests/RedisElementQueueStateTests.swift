@@ -1,6 +1,6 @@
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 /// The transitions of the subscriber element queue's state machine that meet a waiting

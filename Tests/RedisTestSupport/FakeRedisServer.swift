@@ -10,12 +10,12 @@ import RedisServerSupport
 /// A one-connection TCP server that plays a misbehaving Redis: it accepts one client, answers
 /// each of its requests (each read of request bytes) with the next of `replies`, and then
 /// either closes the connection or holds it open until the client hangs up.
-final class FakeRedisServer: Sendable {
-    let port: Int
+package final class FakeRedisServer: Sendable {
+    package let port: Int
     private let listener: Int32
     private let finished = DispatchSemaphore(value: 0)
 
-    init(replies: [[UInt8]], thenClose: Bool) throws {
+    package init(replies: [[UInt8]], thenClose: Bool) throws {
         let (listener, port) = try TestSocket.listen()
         self.listener = listener
         self.port = port

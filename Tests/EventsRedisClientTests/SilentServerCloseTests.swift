@@ -1,8 +1,8 @@
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
-@testable import EventsRedis
 @testable import EventsRedisClient
 
 /// Closing a client or a subscriber while its connection is still shaking hands with a server
