@@ -6,8 +6,8 @@
 #   bash scripts/check-doc-samples.sh FILE.md ...  only those files
 #
 # The convention: all ```swift blocks of one Markdown file, in order, form the main.swift of
-# one executable that depends on the products Events, EventsRedis, EventsRedisTLS and
-# EventsTesting (whose
+# one executable that depends on the products Events, EventsRedisClient, EventsRedis,
+# EventsRedisTLS and EventsTesting (whose
 # samples import Testing as a test would, and may declare @Test functions: an executable can
 # link Swift Testing, and its tests are only compiled, never run), so a file's samples may
 # build on each other but must not declare a top-level name twice, and they import what they
@@ -202,6 +202,7 @@ identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
     echo "            name: name,"
     echo "            dependencies: ["
     echo "                .product(name: \"Events\", package: \"$identity\"),"
+    echo "                .product(name: \"EventsRedisClient\", package: \"$identity\"),"
     echo "                .product(name: \"EventsRedis\", package: \"$identity\"),"
     echo "                .product(name: \"EventsRedisTLS\", package: \"$identity\"),"
     echo "                .product(name: \"EventsTesting\", package: \"$identity\"),"

@@ -18,7 +18,7 @@ public enum RedisBridgeError: Error, Sendable, Equatable, CustomStringConvertibl
     /// published. Local listeners still received it.
     case publishBufferFull(type: String, id: String, capacity: Int)
     /// A Pub/Sub event whose publishing Redis did not confirm: it refused the `PUBLISH`
-    /// (`cause` is ``RedisError/server(_:)``), or the connection failed before the reply came
+    /// (`cause`'s code is `.server`), or the connection failed before the reply came
     /// back, in which case the event may or may not have reached subscribers. Pub/Sub is
     /// fire-and-forget, so it is not retried.
     case pubSubEventLost(type: String, id: String, cause: RedisError)

@@ -45,13 +45,13 @@
 ///   ``RedisPubSubEvent/reconnected(cause:)``: messages published meanwhile are lost, as at
 ///   any reconnection. Patterns cannot be sharded: subscribing to one fails with
 ///   ``RedisError/invalidConfiguration(_:)``.
-/// - ``RedisBridge`` carries both modes on a cluster. Each carried type's stream lives on the
-///   shard of its key and is read by a reader of its own; a dead letter is written before its
-///   entry is acknowledged (the two streams hash to different slots, so no transaction holds
-///   both): a crash between the two can leave a duplicate dead letter, never a lost one.
-///   Pub/Sub events go out with `SPUBLISH` and arrive through sharded subscriptions.
-///   ``RedisBridge/Configuration/replicatedPublishing`` is refused on a cluster with
-///   ``RedisBridgeError/invalidConfiguration(_:)``.
+/// - The `EventsRedis` bridge (`RedisBridge`) carries both modes on a cluster. Each carried
+///   type's stream lives on the shard of its key and is read by a reader of its own; a dead
+///   letter is written before its entry is acknowledged (the two streams hash to different
+///   slots, so no transaction holds both): a crash between the two can leave a duplicate dead
+///   letter, never a lost one. Pub/Sub events go out with `SPUBLISH` and arrive through
+///   sharded subscriptions. The bridge's `replicatedPublishing` is refused on a cluster with
+///   `RedisBridgeError.invalidConfiguration`.
 public struct RedisClusterConfiguration: Sendable, Hashable {
     /// A node's address.
     public struct Address: Sendable, Hashable, CustomStringConvertible {
