@@ -1,14 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Foundation
 
 /// A connected, non-blocking TCP socket with deadline-bounded reads and writes: the plain
 /// transport (``RedisTransportFactory/tcp``), and the socket under the TLS transport.
 ///
 /// Blocking is done in `poll()`, so every wait has a deadline. The socket never raises
-/// SIGPIPE: writes use `MSG_NOSIGNAL` on Linux and the socket has `SO_NOSIGPIPE` on Darwin.
+/// SIGPIPE: writes use `MSG_NOSIGNAL` on Linux and the socket has `SO_NOSIGPIPE` on Darwin
+/// (both in ``SocketShim``, the client's one platform branch).
 ///
 /// Not thread-safe: one owner at a time. The one call another thread may make is
 /// ``interrupt(descriptor:)``, under the owner's own synchronization (see ``RedisClient``).
@@ -40,7 +37,7 @@ package final class RedisSocket: RedisTransport {
     /// Releases the descriptor. Idempotent.
     package func close() {
         guard descriptor >= 0 else { return }
-        _ = systemClose(descriptor)
+        _ = closeDescriptor(descriptor)
         descriptor = -1
     }
 
@@ -75,7 +72,7 @@ package final class RedisSocket: RedisTransport {
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = socketStreamType
+        hints.ai_socktype = SocketShim.streamType
         hints.ai_protocol = Int32(IPPROTO_TCP)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -111,15 +108,10 @@ package final class RedisSocket: RedisTransport {
 
         let flags = fcntl(descriptor, F_GETFL, 0)
         guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) >= 0 else { throw failure("fcntl", errno) }
-        var one: Int32 = 1
-        let size = socklen_t(MemoryLayout<Int32>.size)
-        #if canImport(Darwin)
-            guard setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, size) == 0 else {
-                throw failure("SO_NOSIGPIPE", errno)
-            }
-        #endif
+        guard SocketShim.preventSIGPIPE(on: descriptor) else { throw failure("SO_NOSIGPIPE", errno) }
 
-        if systemConnect(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        if connectDescriptor(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
             let code = errno
             guard code == EINPROGRESS || code == EINTR else { throw failure("connect", code) }
             guard try socket.wait(for: Int16(POLLOUT), until: deadline) else { throw .timedOut("connect") }
@@ -132,6 +124,7 @@ package final class RedisSocket: RedisTransport {
         }
         // Commands are small and latency matters more than packet count.
         if address.ai_family == AF_INET || address.ai_family == AF_INET6 {
+            var one: Int32 = 1
             _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, size)
         }
         return socket
@@ -145,7 +138,7 @@ package final class RedisSocket: RedisTransport {
         var offset = 0
         while offset < bytes.count {
             guard isOpen else { throw .connectionClosed }
-            let written = systemSend(descriptor, base + offset, bytes.count - offset)
+            let written = SocketShim.sendWithoutSIGPIPE(descriptor, base + offset, bytes.count - offset)
             if written > 0 {
                 offset += written
                 continue
@@ -206,36 +199,14 @@ package final class RedisSocket: RedisTransport {
     }
 }
 
-#if canImport(Glibc)
-    private let socketStreamType = Int32(SOCK_STREAM.rawValue)
+// `close(2)` and `connect(2)` by their C names: inside `RedisSocket`, which has a `close()` and
+// a `connect(...)` of its own, the bare names mean the methods.
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
 
-    private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
-    }
-
-    private func systemClose(_ descriptor: Int32) -> Int32 {
-        Glibc.close(descriptor)
-    }
-
-    private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
-        -> Int32
-    {
-        Glibc.connect(descriptor, address, length)
-    }
-#elseif canImport(Darwin)
-    private let socketStreamType = SOCK_STREAM
-
-    private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        send(descriptor, bytes, count, 0)  // SIGPIPE is off through SO_NOSIGPIPE
-    }
-
-    private func systemClose(_ descriptor: Int32) -> Int32 {
-        Darwin.close(descriptor)
-    }
-
-    private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
-        -> Int32
-    {
-        Darwin.connect(descriptor, address, length)
-    }
-#endif
+private func connectDescriptor(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
+    -> Int32
+{
+    connect(descriptor, address, length)
+}
