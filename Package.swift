@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "Events", targets: ["Events"]),
         .library(name: "EventsSVG", targets: ["EventsSVG"]),
+        .library(name: "EventsRedisClient", targets: ["EventsRedisClient"]),
         .library(name: "EventsRedis", targets: ["EventsRedis"]),
         .library(name: "EventsRedisTLS", targets: ["EventsRedisTLS"]),
         .library(name: "EventsTesting", targets: ["EventsTesting"]),
@@ -30,12 +31,18 @@ let package = Package(
         // The laid-out SVG picture of a topology (layout, routing, drawing), on the public API of
         // Events: only apps that draw the picture link it. DOT and Mermaid text stay in Events.
         .target(name: "EventsSVG", dependencies: ["Events"], swiftSettings: strictSettings),
-        // The Redis bridge and its own RESP client over POSIX sockets: no outside package.
-        .target(name: "EventsRedis", dependencies: ["Events"], swiftSettings: strictSettings),
+        // A Redis client of its own (RESP2 over POSIX sockets or a pluggable transport, pipelines,
+        // Pub/Sub, Sentinel, Cluster): the toolchain alone, no outside package and not `Events`,
+        // so that it can be used without the bridge.
+        .target(name: "EventsRedisClient", swiftSettings: strictSettings),
+        // The Redis bridge, on the client above (which it re-exports).
+        .target(name: "EventsRedis", dependencies: ["Events", "EventsRedisClient"], swiftSettings: strictSettings),
         // TLS for the Redis client, over the system's OpenSSL 3 (libssl): its own product, so that
-        // users without TLS link nothing new. Set `configuration.transport = .tls`.
+        // users without TLS link nothing new. Set `configuration.transport = .tls`. It plugs into
+        // the client's transport protocol and needs nothing of the bridge.
         .target(
-            name: "EventsRedisTLS", dependencies: ["EventsRedis", "CEventsRedisOpenSSL"], swiftSettings: strictSettings),
+            name: "EventsRedisTLS", dependencies: ["EventsRedisClient", "CEventsRedisOpenSSL"],
+            swiftSettings: strictSettings),
         .systemLibrary(
             name: "CEventsRedisOpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -45,7 +52,8 @@ let package = Package(
         // Starts private redis-server processes for the Redis tests, the demo and the benchmark.
         // Not a product: users never see it.
         .target(
-            name: "RedisServerSupport", dependencies: ["EventsRedis", "EventsRedisTLS"], swiftSettings: strictSettings),
+            name: "RedisServerSupport", dependencies: ["EventsRedisClient", "EventsRedisTLS"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "events-demo", dependencies: ["Events", "EventsRedis", "EventsSVG", "RedisServerSupport"],
             resources: [.copy("Resources/movies.json")],
@@ -73,9 +81,21 @@ let package = Package(
             swiftSettings: strictSettings + [.treatWarning("DeprecatedDeclaration", as: .error)]),
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),
+        // What both Redis test targets use: polling and gates, fake and faulty servers, a
+        // Sentinel topology, TLS servers, complexity checks. Not a product.
+        .target(
+            name: "RedisTestSupport", dependencies: ["EventsRedisClient", "RedisServerSupport"],
+            path: "Tests/RedisTestSupport", swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventsRedisClientTests",
+            dependencies: ["EventsRedisClient", "EventsRedisTLS", "RedisServerSupport", "RedisTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests",
-            dependencies: ["EventsRedis", "EventsRedisTLS", "EventsTesting", "RedisServerSupport"],
+            dependencies: [
+                "EventsRedis", "EventsRedisClient", "EventsRedisTLS", "EventsTesting", "RedisServerSupport",
+                "RedisTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
     ],

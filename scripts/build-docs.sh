@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of Events, EventsSVG, EventsRedis and EventsTesting with the toolchain's docc,
+# Builds the DocC catalogs of Events, EventsSVG, EventsRedisClient, EventsRedis and EventsTesting
+# with the toolchain's docc,
 # for a static file host, and fails on any docc warning or on a public symbol left out of the
 # curated topics.
 #
@@ -7,10 +8,12 @@
 #   DOCS_BASE_PATH=my-repo bash scripts/build-docs.sh
 #
 # Where the output goes. Each module is its own archive, hosted side by side under one base
-# path: .build/docs/<base>/Events, .build/docs/<base>/EventsSVG, .build/docs/<base>/EventsRedis
-# and .build/docs/<base>/EventsTesting, to be served as
+# path: .build/docs/<base>/Events, .build/docs/<base>/EventsSVG,
+# .build/docs/<base>/EventsRedisClient, .build/docs/<base>/EventsRedis and
+# .build/docs/<base>/EventsTesting, to be served as
 # https://<host>/<base>/Events/documentation/events/,
 # https://<host>/<base>/EventsSVG/documentation/eventssvg/,
+# https://<host>/<base>/EventsRedisClient/documentation/eventsredisclient/,
 # https://<host>/<base>/EventsRedis/documentation/eventsredis/ and
 # https://<host>/<base>/EventsTesting/documentation/eventstesting/. Copy .build/docs/<base> to the
 # host so that it answers at /<base>. The base defaults to `swift-events`, the repository's
@@ -32,12 +35,15 @@ site=.build/docs
 # The symbol graphs of the public API as the modules declare it: members a type only inherits
 # (AsyncSequence's map, Equatable's !=) belong to their protocols' documentation.
 # The dump also tries the test modules and fails when the tests are not built, so its status
-# is not the test: the graphs are, written afresh.
+# is not the test: the graphs are, written afresh. Each module's graph holds its own symbols
+# only: EventsRedis re-exports EventsRedisClient, but the client's symbols are in the client's
+# graph and documented in its archive, which the bridge's pages link to by URL (the archives
+# sit side by side under the base path).
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 rm -rf "$graphs"
 swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
     --emit-extension-block-symbols > .build/docs-symbol-graph.log 2>&1 || true
-for graph in Events EventsSVG EventsSVG@Events EventsRedis EventsTesting; do
+for graph in Events EventsSVG EventsSVG@Events EventsRedisClient EventsRedis EventsTesting; do
     if [ ! -f "$graphs/$graph.symbols.json" ]; then
         cat .build/docs-symbol-graph.log >&2
         echo "no symbol graph $graph" >&2
@@ -73,6 +79,7 @@ convert() {
 }
 convert Events
 convert EventsSVG Events
+convert EventsRedisClient
 convert EventsRedis
 convert EventsTesting
 
@@ -100,4 +107,4 @@ if uncurated:
     print("\n".join(uncurated), file=sys.stderr)
     sys.exit(1)
 EOF
-echo "docs: $site/${base:+$base/}{Events,EventsSVG,EventsRedis,EventsTesting}"
+echo "docs: $site/${base:+$base/}{Events,EventsSVG,EventsRedisClient,EventsRedis,EventsTesting}"

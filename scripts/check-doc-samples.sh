@@ -6,12 +6,12 @@
 #   bash scripts/check-doc-samples.sh FILE.md ...  only those files
 #
 # The convention: all ```swift blocks of one Markdown file, in order, form the main.swift of
-# one executable that depends on the products Events, EventsSVG, EventsRedis, EventsRedisTLS
-# and EventsTesting (whose samples import Testing as a test would, and may declare @Test
-# functions: an executable can link Swift Testing, and its tests are only compiled, never
-# run), so a file's samples may build on each other but must not declare a top-level name
-# twice, and they import what they use. A block that is deliberately not compiled (Apple-only
-# UIKit or SwiftUI code, a fragment such as a signature) has the line
+# one executable that depends on the products Events, EventsSVG, EventsRedisClient, EventsRedis,
+# EventsRedisTLS and EventsTesting (whose samples import Testing as a test would, and may
+# declare @Test functions: an executable can link Swift Testing, and its tests are only
+# compiled, never run), so a file's samples may build on each other but must not declare a
+# top-level name twice, and they import what they use. A block that is deliberately not
+# compiled (Apple-only UIKit or SwiftUI code, a fragment such as a signature) has the line
 # `<!-- not compiled: reason -->` right before its fence.
 #
 # Samples that show how to feed the bridge's statistics and log to swift-metrics and swift-log
@@ -203,6 +203,7 @@ identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
     echo "            dependencies: ["
     echo "                .product(name: \"Events\", package: \"$identity\"),"
     echo "                .product(name: \"EventsSVG\", package: \"$identity\"),"
+    echo "                .product(name: \"EventsRedisClient\", package: \"$identity\"),"
     echo "                .product(name: \"EventsRedis\", package: \"$identity\"),"
     echo "                .product(name: \"EventsRedisTLS\", package: \"$identity\"),"
     echo "                .product(name: \"EventsTesting\", package: \"$identity\"),"

@@ -80,10 +80,11 @@ stale() {
 }
 
 events_sources=$(find Sources/Events -name '*.swift' | sort)
+client_sources=$(find Sources/EventsRedisClient -name '*.swift' | sort)
 redis_sources=$(find Sources/EventsRedis -name '*.swift' | sort)
 support=Fuzz/Support/FuzzSupport.swift
 
-# The two libraries are built once, with -enable-testing, and each target is a small module that
+# The three libraries (Events, the Redis client, the bridge) are built once, with -enable-testing, and each target is a small module that
 # reaches their internal entry points with `@testable import`: building the libraries' sources
 # into every target took most of a run's time.
 build_library() {
@@ -116,12 +117,13 @@ build_target() {
     local files
     files=$(target_file "$target")
     build_library Events "$events_sources"
-    build_library EventsRedis "$redis_sources" "$out/libEvents.a"
+    build_library EventsRedisClient "$client_sources"
+    build_library EventsRedis "$redis_sources" "$out/libEvents.a" "$out/libEventsRedisClient.a"
     # shellcheck disable=SC2086
-    if stale "$binary" $files $support "$out/libEvents.a" "$out/libEventsRedis.a"; then
+    if stale "$binary" $files $support "$out/libEvents.a" "$out/libEventsRedisClient.a" "$out/libEventsRedis.a"; then
         echo "== building $target ($configuration)"
         # shellcheck disable=SC2086
-        swiftc "${common[@]}" -module-name "Fuzz_$target" -I "$out" -L "$out" -lEventsRedis -lEvents \
+        swiftc "${common[@]}" -module-name "Fuzz_$target" -I "$out" -L "$out" -lEventsRedis -lEventsRedisClient -lEvents \
             $files $support -o "$binary" >"$out/build-$target.log" 2>&1 \
             || { cat "$out/build-$target.log"; exit 1; }
     fi

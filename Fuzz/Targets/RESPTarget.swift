@@ -14,6 +14,7 @@ import Foundation
 
 @testable import Events
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct Outcome: Equatable {
     var values: [RESPValue] = []

@@ -1,14 +1,9 @@
 import CEventsRedisOpenSSL
-import EventsRedis
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import EventsRedisClient
+import Foundation
 
 /// TLS over the client's non-blocking socket, with OpenSSL: the transport of
-/// ``EventsRedis/RedisTransportFactory/tls``.
+/// ``EventsRedisClient/RedisTransportFactory/tls``.
 ///
 /// OpenSSL never blocks here: `SSL_connect`, `SSL_read` and `SSL_write` run over a socket BIO
 /// that says "retry" when the socket would block, and the transport then waits in the socket's

@@ -1,4 +1,4 @@
-public import EventsRedis
+public import EventsRedisClient
 
 extension RedisTransportFactory {
     /// TLS over OpenSSL (the system's libssl): the transport for `rediss://` URLs and

@@ -1,19 +1,15 @@
 import CEventsRedisOpenSSL
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import EventsRedisClient
+import Foundation
 
 /// OpenSSL's view of the transport's socket: a BIO that reads with `recv` and writes with `send`.
 ///
 /// OpenSSL's own socket BIO writes with `write(2)`, which raises SIGPIPE when the server has
-/// hung up, and Linux has no per-socket way to turn that off; this one writes with
-/// `MSG_NOSIGNAL` (on Darwin the socket carries `SO_NOSIGPIPE`). It never blocks: when the socket
-/// would block it says "retry", OpenSSL reports `SSL_ERROR_WANT_READ` or `SSL_ERROR_WANT_WRITE`,
-/// and the transport waits in `poll()` with its deadline. The descriptor belongs to the
-/// transport's socket; the BIO never closes it.
+/// hung up, and Linux has no per-socket way to turn that off; this one writes with the client's
+/// `SocketShim.sendWithoutSIGPIPE`, which passes `MSG_NOSIGNAL` (on Darwin the socket carries `SO_NOSIGPIPE`).
+/// It never blocks: when the socket would block it says "retry", OpenSSL reports
+/// `SSL_ERROR_WANT_READ` or `SSL_ERROR_WANT_WRITE`, and the transport waits in `poll()` with its
+/// deadline. The descriptor belongs to the transport's socket; the BIO never closes it.
 enum SocketBIO {
     /// A BIO over `descriptor`, or `nil` when OpenSSL cannot allocate one.
     static func make(descriptor: Int32) -> OpaquePointer? {
@@ -63,7 +59,7 @@ private func socketWrite(
     guard let bio, let bytes, let written else { return 0 }
     BIO_clear_flags(bio, retryFlags)
     while true {
-        let sent = send(descriptor(of: bio), bytes, count, noSignal)
+        let sent = SocketShim.sendWithoutSIGPIPE(descriptor(of: bio), bytes, count)
         if sent >= 0 {
             written.pointee = sent
             return 1
@@ -100,9 +96,3 @@ private func socketControl(_ bio: OpaquePointer?, _ command: Int32, _ number: In
 {
     command == BIO_CTRL_FLUSH ? 1 : 0
 }
-
-#if canImport(Glibc)
-    private let noSignal = Int32(MSG_NOSIGNAL)
-#else
-    private let noSignal: Int32 = 0  // SO_NOSIGPIPE is set on the socket
-#endif

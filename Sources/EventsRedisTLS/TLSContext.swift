@@ -1,5 +1,5 @@
 import CEventsRedisOpenSSL
-import EventsRedis
+import EventsRedisClient
 
 /// Builds the OpenSSL context (`SSL_CTX`) for a configuration's TLS settings: TLS 1.2 or later,
 /// the trusted authorities, peer verification and the client certificate.

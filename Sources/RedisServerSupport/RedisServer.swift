@@ -1,4 +1,4 @@
-package import EventsRedis
+package import EventsRedisClient
 import EventsRedisTLS
 package import Foundation
 

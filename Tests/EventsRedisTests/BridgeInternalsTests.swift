@@ -1,3 +1,4 @@
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis

@@ -2,9 +2,11 @@ import Events
 import EventsTesting
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// What happens to the outgoing events dispatched in each phase of a bridge's life: before
 /// `start()`, while it runs, after it failed, and while and after `stop()` runs.

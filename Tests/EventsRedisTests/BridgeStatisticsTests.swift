@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis

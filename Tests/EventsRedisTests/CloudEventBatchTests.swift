@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import RedisTestSupport
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// Nesting from the network never decides how deep the decoders' own calls go: every depth they
 /// accept is read, and every deeper one refused, on the smallest stack a bridge's reader can

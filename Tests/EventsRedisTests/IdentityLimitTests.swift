@@ -1,4 +1,5 @@
 import Events
+import RedisTestSupport
 import Synchronization
 import Testing
 

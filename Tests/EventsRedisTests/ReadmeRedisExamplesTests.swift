@@ -2,6 +2,7 @@ import Events
 import EventsRedis
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 // The README's Redis bridge example, compiled and run against a private server: if this file

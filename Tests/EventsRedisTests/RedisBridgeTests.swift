@@ -2,6 +2,7 @@ import Events
 import EventsTesting
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
@@ -687,8 +688,7 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    guard error.code == .redis, case .frameTooLarge? = error.cause else { return false }
-                    return true
+                    error.code == .redis && error.cause?.code == .frameTooLarge
                 }
             })
         // Publish until one arrives: messages sent while the subscription reconnects are lost.
@@ -727,8 +727,7 @@ struct RedisBridgeTests {
         #expect(
             await eventually {
                 errors.all.contains { error in
-                    guard error.code == .redis, case .authenticationFailed? = error.cause else { return false }
-                    return true
+                    error.code == .redis && error.cause?.code == .authenticationFailed
                 }
             })
 

@@ -1,6 +1,8 @@
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 @Suite("Stream read replies")
 struct StreamReplyTests {

@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis

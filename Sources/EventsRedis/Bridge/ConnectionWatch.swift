@@ -91,7 +91,7 @@ extension RedisBridgeError {
     var isConnectionLoss: Bool {
         // A failed start has a cause too, but it is thrown to the caller, not lived through.
         guard code == .redis || code == .pubSubEventLost, let cause else { return false }
-        switch cause {
+        switch cause.code {
         case .connectFailed, .connectionClosed, .timedOut, .protocolViolation, .frameTooLarge:
             return true
         default:

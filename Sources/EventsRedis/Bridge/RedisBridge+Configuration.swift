@@ -235,7 +235,7 @@ extension RedisBridge {
         /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
         /// every receiver would reject the bridge's events), ``publishBufferCapacity`` must be
         /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, and on a cluster
-        /// (``RedisConfiguration/cluster``) ``replicatedPublishing`` must be `nil`: `WAIT` counts
+        /// (`RedisConfiguration.cluster`) ``replicatedPublishing`` must be `nil`: `WAIT` counts
         /// the replicas of one node, and a batch of events spans several.
         public func validated() throws(RedisBridgeError) -> Configuration {
             if redis.cluster != nil, replicatedPublishing != nil {

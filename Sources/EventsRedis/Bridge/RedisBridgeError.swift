@@ -167,7 +167,7 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// A Pub/Sub event whose publishing Redis did not confirm: it refused the `PUBLISH`
-    /// (`cause` is ``RedisError/server(_:)``), or the connection failed before the reply came
+    /// (`cause`'s code is `.server`), or the connection failed before the reply came
     /// back, in which case the event may or may not have reached subscribers. Pub/Sub is
     /// fire-and-forget, so it is not retried.
     public static func pubSubEventLost(type: String, id: String, cause: RedisError) -> RedisBridgeError {
@@ -352,7 +352,7 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
             return
                 "Redis bridge: publish buffer full (\(capacity) events waiting for Redis); \"\(type)\" event \(id) was not published"
         case .pubSubEventLost(let type, let id, let cause):
-            if case .server = cause {
+            if cause.code == .server {
                 return "Redis bridge: Pub/Sub event \(id) (\"\(type)\") was not published: \(cause)"
             }
             return

@@ -199,7 +199,7 @@ final class Publisher: Sendable {
         _ batch: [OutboundMessage], _ commands: [Range<Int>], _ result: Result<[RESPVerdict], RedisError>
     ) {
         switch (mode, result) {
-        case (_, .failure(.clientClosed)):
+        case (_, .failure(let error)) where error.code == .clientClosed:
             settle(batch, removing: 0)
             return
         case (.pubSub, .success(let replies)):

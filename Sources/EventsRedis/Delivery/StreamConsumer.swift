@@ -181,9 +181,10 @@ struct StreamConsumer: Sendable {
             do {
                 reply = try await client.send(
                     readCommand(ids: keys.map { after[$0]! }, block: nil), timeout: configuration.redis.replyTimeout)
-            } catch .frameTooLarge(let limit, _) {
+            } catch let error where error.code == .frameTooLarge {
                 // An entry over the client's frame limit would fail every batch read for ever.
-                try await settleOversizedPending(limit: limit)
+                // (A frameTooLarge error always carries its limit.)
+                try await settleOversizedPending(limit: error.limit ?? 0)
                 continue
             }
             let entries = try Self.entries(fromRead: reply)
@@ -223,12 +224,12 @@ struct StreamConsumer: Sendable {
                     } else {
                         try await handle(try await withDeliveryCounts(entries))
                     }
-                } catch .frameTooLarge(_, let declared) {
+                } catch let error where error.code == .frameTooLarge {
                     counters.invalidMessages.increment()
                     report(
                         .invalidMessage(
                             CloudEventError(
-                                "stream entry \(id) declares \(declared) bytes, over the client's frame limit of \(limit)"
+                                "stream entry \(id) declares \(error.declared ?? 0) bytes, over the client's frame limit of \(limit)"
                             ),
                             key: key))
                     _ = try await client.send(["XACK", RedisArgument(key), RedisArgument(group), RedisArgument(id)])

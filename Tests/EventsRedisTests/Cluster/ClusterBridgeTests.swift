@@ -1,9 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct ClusterTick: RemoteEvent, Equatable {
     static let wireName = "com.example.test.cluster-tick"

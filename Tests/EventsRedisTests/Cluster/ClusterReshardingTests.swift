@@ -1,9 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 /// A publishing and a consuming bridge on one busy stream of a cluster, for disrupting the
 /// stream's shard mid-way.

@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 
 @testable import EventsRedis
 
@@ -29,16 +30,6 @@ final class ErrorLog: Sendable {
 
     func record(_ error: RedisBridgeError) { lock.withLock { errors.append(error) } }
     var all: [RedisBridgeError] { lock.withLock { errors } }
-}
-
-/// A thread-safe log of values, in arrival order.
-final class Log<Value: Sendable>: Sendable {
-    private let lock = Lock()
-    nonisolated(unsafe) private var items: [Value] = []
-
-    func append(_ value: Value) { lock.withLock { items.append(value) } }
-    var values: [Value] { lock.withLock { items } }
-    var count: Int { lock.withLock { items.count } }
 }
 
 /// A bridge configuration for tests: short block and claim times, errors collected.

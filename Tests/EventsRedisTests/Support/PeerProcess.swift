@@ -1,5 +1,6 @@
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 
 #if canImport(Glibc)
     import Glibc

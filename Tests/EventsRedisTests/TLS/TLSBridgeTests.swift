@@ -1,5 +1,6 @@
 import Events
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis

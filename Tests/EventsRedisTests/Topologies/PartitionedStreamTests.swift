@@ -1,9 +1,11 @@
 import Events
 import Foundation
 import RedisServerSupport
+import RedisTestSupport
 import Testing
 
 @testable import EventsRedis
+@testable import EventsRedisClient
 
 struct KeyedTick: RemoteEvent, Equatable {
     static let wireName = "com.example.test.keyed-tick"
