@@ -23,7 +23,8 @@ public import Testing
 ///
 /// Consuming: ``next()``, ``waitFor(count:timeout:clock:)`` and the expectations hand events
 /// to the test and mark them consumed; reading ``events`` does not. Events never consumed can
-/// fail the test at its end, as ``withEventRecorder(of:in:from:isolation:fileID:filePath:line:column:_:)``
+/// fail the test at its end, as
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``
 /// does, so that an unexpected extra event is not missed.
 ///
 /// Rules:
@@ -31,8 +32,12 @@ public import Testing
 ///   is recorded. It runs on the dispatching thread, before the dispatch returns.
 /// - Every method is safe from any thread or task. A wait suspends without blocking a thread;
 ///   cancelling its task ends it with `CancellationError`.
-/// - Every timeout is measured on the clock it is given: `ContinuousClock` unless a test
-///   passes a ``TestClock``.
+/// - No wait lasts forever. ``next()`` and ``nextRecord()`` wait at most the recorder's
+///   ``timeout`` (three seconds unless the initializer is given another), measured on the
+///   recorder's clock (`ContinuousClock` unless the initializer is given one, such as a
+///   ``TestClock``); then they throw ``EventRecorderError`` with reason
+///   ``EventRecorderError/Reason/timedOut(after:)``. Every wait that takes a timeout or a
+///   duration of its own measures it on the clock passed with it, `ContinuousClock` by default.
 /// - ``stop()``, or the recorder's deinitialization, removes the listener; waits still
 ///   pending then throw ``EventRecorderError`` with reason ``EventRecorderError/Reason/stopped``.
 public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
@@ -44,14 +49,27 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
     /// Where the recorder was created.
     public let callSite: SourceLocation
 
+    /// How long ``next()`` and ``nextRecord()`` wait for an event before they throw
+    /// ``EventRecorderError`` (reason ``EventRecorderError/Reason/timedOut(after:)``): three
+    /// seconds unless the initializer, or `withEventRecorder`, is given another.
+    ///
+    /// It is measured on the clock given with it (`ContinuousClock` by default), so that a test
+    /// that expects an event that never comes fails, saying so, rather than waiting forever.
+    public let timeout: Duration
+
+    /// The clock that measures ``timeout``.
+    let clock: any Clock<Duration>
+
     private init(
-        subject: String, callSite: SourceLocation,
+        subject: String, callSite: SourceLocation, timeout: Duration, clock: any Clock<Duration>,
         listen: (LockedState<RecorderState<E>>) -> Subscription
     ) {
         let state = LockedState(RecorderState<E>())
         self.state = state
         self.subject = subject
         self.callSite = callSite
+        self.timeout = timeout
+        self.clock = clock
         // The listener captures the state, not the recorder, so that dropping the recorder
         // ends the listener (its deinit cancels the subscription).
         self.subscription = LockedState(listen(state))
@@ -75,6 +93,10 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
     ///   - center: The center to listen to.
     ///   - sender: When given, only events dispatched `from:` this object are recorded. It is
     ///     held weakly, as by `listen(to:from:)`.
+    ///   - timeout: How long ``next()`` and ``nextRecord()`` wait for an event before they throw;
+    ///     see ``timeout``. Defaults to three seconds.
+    ///   - clock: The clock that measures `timeout`: pass a ``TestClock`` to make the timeout
+    ///     happen when the test advances it. Defaults to `ContinuousClock()`.
     ///   - fileID: The call site, for messages and for the center's list of registrations.
     ///     Leave the default.
     ///   - filePath: The call site. Leave the default.
@@ -84,6 +106,8 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
         of type: E.Type,
         in center: EventCenter,
         from sender: AnyObject? = nil,
+        timeout: Duration = .seconds(3),
+        clock: some Clock<Duration> = ContinuousClock(),
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -91,7 +115,8 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
     ) {
         self.init(
             subject: "\(E.self)" + fromDescription(sender),
-            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            timeout: timeout, clock: clock
         ) { state in
             center.listen(to: Sent<E>.self, from: sender, file: fileID, line: line) { sent in
                 state.record(sent.event, sender: sent.sender)
@@ -158,6 +183,10 @@ extension EventRecorder where E == NamedEvent {
     ///   - name: The name to record.
     ///   - center: The center to listen to.
     ///   - sender: When given, only events dispatched `from:` this object (held weakly).
+    ///   - timeout: How long ``next()`` and ``nextRecord()`` wait for an event before they throw;
+    ///     see ``timeout``. Defaults to three seconds.
+    ///   - clock: The clock that measures `timeout`: pass a ``TestClock`` to make the timeout
+    ///     happen when the test advances it. Defaults to `ContinuousClock()`.
     ///   - fileID: The call site. Leave the default.
     ///   - filePath: The call site. Leave the default.
     ///   - line: The call site. Leave the default.
@@ -166,6 +195,8 @@ extension EventRecorder where E == NamedEvent {
         named name: EventName,
         in center: EventCenter,
         from sender: AnyObject? = nil,
+        timeout: Duration = .seconds(3),
+        clock: some Clock<Duration> = ContinuousClock(),
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -173,7 +204,8 @@ extension EventRecorder where E == NamedEvent {
     ) {
         self.init(
             subject: "events named \(name)" + fromDescription(sender),
-            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            timeout: timeout, clock: clock
         ) { state in
             center.listen(to: name, from: sender, file: fileID, line: line) { event in
                 state.record(event, sender: event.sender)
@@ -190,11 +222,15 @@ extension EventRecorder where E == NamedEvent {
     /// recorder.expect(["opened", "closed"], comparing: \.name)
     /// ```
     ///
-    /// Typed events are not recorded: record them with ``init(of:in:from:fileID:filePath:line:column:)``.
+    /// Typed events are not recorded: record them with ``init(of:in:from:timeout:clock:fileID:filePath:line:column:)``.
     ///
     /// - Parameters:
     ///   - center: The center to listen to.
     ///   - sender: When given, only events dispatched `from:` this object (held weakly).
+    ///   - timeout: How long ``next()`` and ``nextRecord()`` wait for an event before they throw;
+    ///     see ``timeout``. Defaults to three seconds.
+    ///   - clock: The clock that measures `timeout`: pass a ``TestClock`` to make the timeout
+    ///     happen when the test advances it. Defaults to `ContinuousClock()`.
     ///   - fileID: The call site. Leave the default.
     ///   - filePath: The call site. Leave the default.
     ///   - line: The call site. Leave the default.
@@ -202,6 +238,8 @@ extension EventRecorder where E == NamedEvent {
     public convenience init(
         everyNameIn center: EventCenter,
         from sender: AnyObject? = nil,
+        timeout: Duration = .seconds(3),
+        clock: some Clock<Duration> = ContinuousClock(),
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -209,7 +247,8 @@ extension EventRecorder where E == NamedEvent {
     ) {
         self.init(
             subject: "every named event" + fromDescription(sender),
-            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+            callSite: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            timeout: timeout, clock: clock
         ) { state in
             center.listen(to: NamedEvent.self, from: sender, file: fileID, line: line) { event in
                 state.record(event, sender: event.sender)

@@ -28,6 +28,10 @@ import Testing
 ///   - type: The event type to record.
 ///   - center: The center to listen to.
 ///   - sender: When given, only events dispatched `from:` this object (held weakly).
+///   - timeout: How long ``EventRecorder/next()`` waits for an event before it throws
+///     (``EventRecorder/timeout``). Defaults to three seconds.
+///   - clock: The clock that measures `timeout`, such as a ``TestClock``. Defaults to
+///     `ContinuousClock()`.
 ///   - isolation: The caller's actor, on which `body` runs. Leave the default.
 ///   - fileID: The call site. Leave the default.
 ///   - filePath: The call site. Leave the default.
@@ -39,6 +43,8 @@ public func withEventRecorder<E: Event, Result>(
     of type: E.Type,
     in center: EventCenter,
     from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -47,12 +53,13 @@ public func withEventRecorder<E: Event, Result>(
     _ body: (EventRecorder<E>) async throws -> Result
 ) async rethrows -> Result {
     let recorder = EventRecorder(
-        of: type, in: center, from: sender, fileID: fileID, filePath: filePath, line: line, column: column)
+        of: type, in: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
     return try await recorder.finishing(body)
 }
 
 /// Records the events named `name` while `body` runs, and fails the test if any is left
-/// unconsumed when it returns; see ``withEventRecorder(of:in:from:isolation:fileID:filePath:line:column:_:)``.
+/// unconsumed when it returns; see ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``.
 ///
 /// ```swift
 /// await withEventRecorder(named: "postWritten", in: center) { recorder in
@@ -64,6 +71,8 @@ public func withEventRecorder<Result>(
     named name: EventName,
     in center: EventCenter,
     from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -72,15 +81,18 @@ public func withEventRecorder<Result>(
     _ body: (EventRecorder<NamedEvent>) async throws -> Result
 ) async rethrows -> Result {
     let recorder = EventRecorder(
-        named: name, in: center, from: sender, fileID: fileID, filePath: filePath, line: line, column: column)
+        named: name, in: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
     return try await recorder.finishing(body)
 }
 
 /// Records every named event while `body` runs, and fails the test if any is left unconsumed
-/// when it returns; see ``withEventRecorder(of:in:from:isolation:fileID:filePath:line:column:_:)``.
+/// when it returns; see ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``.
 public func withEventRecorder<Result>(
     everyNameIn center: EventCenter,
     from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -89,7 +101,8 @@ public func withEventRecorder<Result>(
     _ body: (EventRecorder<NamedEvent>) async throws -> Result
 ) async rethrows -> Result {
     let recorder = EventRecorder(
-        everyNameIn: center, from: sender, fileID: fileID, filePath: filePath, line: line, column: column)
+        everyNameIn: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
     return try await recorder.finishing(body)
 }
 
