@@ -25,7 +25,8 @@ public import Testing
 /// to the test and mark them consumed; reading ``events`` does not. Events never consumed can
 /// fail the test at its end, as
 /// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``
-/// does, so that an unexpected extra event is not missed.
+/// does, so that an unexpected extra event is not missed. When the events that are left do not
+/// matter, ``stopIgnoringRemainingEvents()`` accepts them.
 ///
 /// Rules:
 /// - The listener is registered before the initializer returns: an event dispatched right after
@@ -38,8 +39,9 @@ public import Testing
 ///   ``TestClock``); then they throw ``EventRecorderError`` with reason
 ///   ``EventRecorderError/Reason/timedOut(after:)``. Every wait that takes a timeout or a
 ///   duration of its own measures it on the clock passed with it, `ContinuousClock` by default.
-/// - ``stop()``, or the recorder's deinitialization, removes the listener; waits still
-///   pending then throw ``EventRecorderError`` with reason ``EventRecorderError/Reason/stopped``.
+/// - ``stop()``, ``stopIgnoringRemainingEvents()``, or the recorder's deinitialization,
+///   removes the listener; waits still pending then throw ``EventRecorderError`` with reason
+///   ``EventRecorderError/Reason/stopped``.
 public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
     let state: LockedState<RecorderState<E>>
     private let subscription: LockedState<Subscription?>
@@ -137,13 +139,48 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
     /// How many events have been recorded so far.
     public var count: Int { state.withLock { $0.records.count } }
 
-    /// Whether the recorder still records (``stop()`` has not been called).
+    /// Whether the recorder still records: neither ``stop()`` nor
+    /// ``stopIgnoringRemainingEvents()`` has been called.
     public var isRecording: Bool { state.withLock { !$0.isStopped } }
 
     /// Stops recording: removes the listener and ends every pending wait with
     /// ``EventRecorderError`` (``EventRecorderError/Reason/stopped``). The events recorded so far
     /// stay readable. Calling it again does nothing.
+    ///
+    /// The events not consumed yet stay unconsumed: `withEventRecorder`, the
+    /// `.failsOnUnconsumedEvents` trait and ``expectAllConsumed(sourceLocation:)`` still report
+    /// them. To end a test without checking what is left, call
+    /// ``stopIgnoringRemainingEvents()`` instead.
     public func stop() {
+        stop(ignoringRemainingEvents: false)
+    }
+
+    /// Stops recording, as ``stop()`` does, and accepts every event not consumed yet, so that
+    /// nothing is reported as left over.
+    ///
+    /// ```swift
+    /// try await withEventRecorder(of: Progress.self, in: center) { recorder in
+    ///     download.start()
+    ///     let first = try await recorder.next()
+    ///     #expect(first.fraction == 0)
+    ///     recorder.stopIgnoringRemainingEvents()   // the later progress events do not matter
+    /// }
+    /// ```
+    ///
+    /// Use it when a test has checked what it is about and the events that follow are not
+    /// part of it. Rules:
+    /// - The listener is removed and pending waits end with ``EventRecorderError``
+    ///   (``EventRecorderError/Reason/stopped``), as with ``stop()``.
+    /// - Every event recorded until then, up to the last one the listener delivered, counts as
+    ///   consumed: ``unconsumed`` is empty, and neither `withEventRecorder`, the
+    ///   `.failsOnUnconsumedEvents` trait nor ``expectAllConsumed(sourceLocation:)`` reports it.
+    ///   ``events`` and ``records`` still list it.
+    /// - Calling it after ``stop()`` accepts the events left then. Calling it again does nothing.
+    public func stopIgnoringRemainingEvents() {
+        stop(ignoringRemainingEvents: true)
+    }
+
+    private func stop(ignoringRemainingEvents: Bool) {
         subscription.withLock { subscription in
             let ending = subscription
             subscription = nil
@@ -151,6 +188,8 @@ public final class EventRecorder<E: Event>: Sendable, CustomStringConvertible {
         }?.cancel()
         let description = self.description
         let resumptions = state.withLock { state in
+            // Under the same lock as the stop, so that no event slips in between the two.
+            if ignoringRemainingEvents { state.consumed = state.records.count }
             let recorded = state.records.count
             return state.stop { expected in
                 EventRecorderError(

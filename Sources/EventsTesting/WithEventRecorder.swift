@@ -19,10 +19,11 @@ import Testing
 /// closure whose only `try` is inside `#expect(...)` does not compile.)
 ///
 /// Every event must be accounted for: taken with ``EventRecorder/next()``,
-/// ``EventRecorder/waitFor(count:timeout:clock:)`` or an expectation. Those left over are
-/// listed in an issue recorded at the line of this call, once `body` returns. When `body`
-/// throws, its error is rethrown and the leftovers are not reported (the test fails already).
-/// The recorder stops when `body` returns.
+/// ``EventRecorder/waitFor(count:timeout:clock:)`` or an expectation, or accepted all at once
+/// with ``EventRecorder/stopIgnoringRemainingEvents()``. Those left over are listed in an
+/// issue recorded at the line of this call, once `body` returns. When `body` throws, its error
+/// is rethrown and the leftovers are not reported (the test fails already). The recorder stops
+/// when `body` returns.
 ///
 /// - Parameters:
 ///   - type: The event type to record.

@@ -294,6 +294,48 @@ struct EventRecorderTests {
         #expect(error?.reason == .timedOut(after: .seconds(5)))
     }
 
+    // MARK: Stopping and ignoring what is left
+
+    @Test("stopIgnoringRemainingEvents() stops, ends pending waits, and leaves nothing unconsumed")
+    func stopIgnoringRemainingEvents() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center, clock: TestClock())
+        let other = EventRecorder(of: Saved.self, in: center, clock: TestClock())
+        center.dispatch(Saved(id: 1))
+        center.dispatch(Saved(id: 2))
+        center.dispatch(Saved(id: 3))
+        _ = try await recorder.next()
+        try await other.waitFor(count: 3)
+        let waiting = Task { try await other.next() }
+        #expect(await eventually { other.state.withLock { !$0.waiters.isEmpty } })
+
+        recorder.stopIgnoringRemainingEvents()
+        other.stopIgnoringRemainingEvents()
+        #expect(!recorder.isRecording)
+        #expect(recorder.unconsumed.isEmpty)
+        #expect(recorder.events == [Saved(id: 1), Saved(id: 2), Saved(id: 3)])
+        // Nothing is reported as left over: an issue here would fail the test.
+        #expect(recorder.expectAllConsumed())
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: waiting).get() }
+        #expect(error?.reason == .stopped)
+        #expect(center.listenerCount(for: Saved.self) == 0)
+        center.dispatch(Saved(id: 4))
+        #expect(recorder.count == 3)
+        recorder.stopIgnoringRemainingEvents()
+    }
+
+    @Test("stop() keeps the events left unconsumed; stopIgnoringRemainingEvents() after it accepts them")
+    func stopKeepsLeftovers() {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        recorder.stop()
+        #expect(recorder.unconsumed.map(\.event) == [Saved(id: 1)])
+        recorder.stopIgnoringRemainingEvents()
+        #expect(recorder.unconsumed.isEmpty)
+        #expect(recorder.expectAllConsumed())
+    }
+
     @Test("dropping the recorder removes its listener")
     func deinitRemovesListener() {
         let center = EventCenter()

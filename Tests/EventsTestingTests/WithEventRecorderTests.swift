@@ -44,4 +44,46 @@ struct WithEventRecorderTests {
         #expect(error?.reason == .timedOut(after: .seconds(3)))
         advancing.cancel()
     }
+
+    // MARK: Stopping
+
+    @Test("stopIgnoringRemainingEvents() in the body leaves nothing to report")
+    func stopIgnoringReportsNothing() async throws {
+        let center = EventCenter()
+        // Any issue about leftovers would fail this test.
+        let first = try await withEventRecorder(of: Saved.self, in: center) { recorder in
+            for id in 1...3 { center.dispatch(Saved(id: id)) }
+            let first = try await recorder.next()
+            recorder.stopIgnoringRemainingEvents()
+            center.dispatch(Saved(id: 4))
+            #expect(recorder.events.count == 3)
+            return first
+        }
+        #expect(first == Saved(id: 1))
+        await withEventRecorder(named: "saved", in: center) { recorder in
+            center.dispatch("saved")
+            recorder.stopIgnoringRemainingEvents()
+        }
+        await withEventRecorder(everyNameIn: center) { recorder in
+            center.dispatch("closed")
+            recorder.stopIgnoringRemainingEvents()
+        }
+    }
+
+    @Test("stop() in the body still reports the events left unconsumed")
+    func stopStillReports() async throws {
+        let center = EventCenter()
+        let scopeLine = #line + 2
+        try await withKnownIssue {
+            try await withEventRecorder(of: Saved.self, in: center) { recorder in
+                center.dispatch(Saved(id: 1))
+                center.dispatch(Saved(id: 2))
+                _ = try await recorder.next()
+                recorder.stop()
+            }
+        } matching: { issue in
+            message(of: issue).contains("1 event was recorded and never consumed\n  #1 Saved(id: 2)")
+                && issue.sourceLocation?.line == scopeLine
+        }
+    }
 }
