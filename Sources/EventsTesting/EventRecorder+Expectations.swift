@@ -144,8 +144,8 @@ extension EventRecorder {
     /// recorder.expectAllConsumed()   // fails when a second event came
     /// ```
     ///
-    /// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)`` calls it
-    /// when its body returns.
+    /// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
+    /// calls it when its body returns.
     ///
     /// - Returns: Whether every event had been consumed.
     @discardableResult

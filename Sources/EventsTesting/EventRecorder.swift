@@ -24,7 +24,7 @@ public import Testing
 /// Consuming: ``next()``, ``waitFor(count:timeout:clock:)`` and the expectations hand events
 /// to the test and mark them consumed; reading ``events`` does not. Events never consumed can
 /// fail the test at its end, as
-/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
 /// does, so that an unexpected extra event is not missed. When the events that are left do not
 /// matter, ``stopIgnoringRemainingEvents()`` accepts them.
 ///

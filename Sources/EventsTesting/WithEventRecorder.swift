@@ -1,6 +1,15 @@
 public import Events
 import Testing
 
+// Each `withEventRecorder` comes twice: generic over what its body returns, and for a body that
+// returns nothing. The second one is what lets a one-line body such as
+// `{ _ in center.dispatch(Saved()) }`, whose call returns a discardable value, sit where a
+// `Void` closure is expected (`withKnownIssue { ... }`): with the generic function alone, the
+// compiler finds two ways to type the closure and rejects the call as ambiguous. The compiler
+// picks the `Void` one only where the call itself must produce nothing, so a body that returns
+// a value keeps its type. The generic one's result is discardable for the same one-liners
+// written as a statement.
+
 /// Records the events of type `type` while `body` runs, and fails the test if any recorded
 /// event is left unconsumed when it returns.
 ///
@@ -25,6 +34,10 @@ import Testing
 /// is rethrown and the leftovers are not reported (the test fails already). The recorder stops
 /// when `body` returns.
 ///
+/// The body may return a value, which this function returns; a one-line body that only
+/// dispatches, `{ _ in center.dispatch(Saved()) }`, works as well, inside `withKnownIssue { }`
+/// too.
+///
 /// - Parameters:
 ///   - type: The event type to record.
 ///   - center: The center to listen to.
@@ -40,6 +53,7 @@ import Testing
 ///   - column: The call site. Leave the default.
 ///   - body: The test's steps, given the recorder.
 /// - Returns: What `body` returns.
+@discardableResult
 public func withEventRecorder<E: Event, Result>(
     of type: E.Type,
     in center: EventCenter,
@@ -59,8 +73,42 @@ public func withEventRecorder<E: Event, Result>(
     return try await recorder.finishing(body)
 }
 
+/// Records the events of type `type` while `body` runs, and fails the test if any is left
+/// unconsumed when it returns: the form for a body that returns nothing.
+///
+/// ```swift
+/// await withKnownIssue {
+///     await withEventRecorder(of: PostWritten.self, in: center) { _ in center.dispatch(PostWritten(title: "Hi")) }
+/// }   // the PostWritten nobody consumed is the known issue
+/// ```
+///
+/// It behaves as
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
+/// does, and takes the same parameters. The compiler picks it where the call must produce
+/// nothing, as the only line of a closure that returns nothing (`withKnownIssue { }`), so that
+/// a one-line body whose call returns something, such as `center.dispatch(_:)`, fits there.
+public func withEventRecorder<E: Event>(
+    of type: E.Type,
+    in center: EventCenter,
+    from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    _ body: (EventRecorder<E>) async throws -> Void
+) async rethrows {
+    let recorder = EventRecorder(
+        of: type, in: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
+    try await recorder.finishing(body)
+}
+
 /// Records the events named `name` while `body` runs, and fails the test if any is left
-/// unconsumed when it returns; see ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``.
+/// unconsumed when it returns; see
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``.
 ///
 /// ```swift
 /// await withEventRecorder(named: "postWritten", in: center) { recorder in
@@ -68,6 +116,7 @@ public func withEventRecorder<E: Event, Result>(
 ///     recorder.expect(["postWritten"], comparing: \.name)
 /// }
 /// ```
+@discardableResult
 public func withEventRecorder<Result>(
     named name: EventName,
     in center: EventCenter,
@@ -87,8 +136,43 @@ public func withEventRecorder<Result>(
     return try await recorder.finishing(body)
 }
 
+/// Records the events named `name` while `body` runs, and fails the test if any is left
+/// unconsumed when it returns: the form for a body that returns nothing.
+///
+/// ```swift
+/// await withKnownIssue {
+///     await withEventRecorder(named: "postWritten", in: center) { _ in center.dispatch("postWritten") }
+/// }
+/// ```
+///
+/// See
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
+/// for the rules, and
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->()``
+/// for when the compiler picks this form.
+public func withEventRecorder(
+    named name: EventName,
+    in center: EventCenter,
+    from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    _ body: (EventRecorder<NamedEvent>) async throws -> Void
+) async rethrows {
+    let recorder = EventRecorder(
+        named: name, in: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
+    try await recorder.finishing(body)
+}
+
 /// Records every named event while `body` runs, and fails the test if any is left unconsumed
-/// when it returns; see ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)``.
+/// when it returns; see
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``.
+@discardableResult
 public func withEventRecorder<Result>(
     everyNameIn center: EventCenter,
     from sender: AnyObject? = nil,
@@ -105,6 +189,32 @@ public func withEventRecorder<Result>(
         everyNameIn: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
         line: line, column: column)
     return try await recorder.finishing(body)
+}
+
+/// Records every named event while `body` runs, and fails the test if any is left unconsumed
+/// when it returns: the form for a body that returns nothing.
+///
+/// See
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
+/// for the rules, and
+/// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->()``
+/// for when the compiler picks this form.
+public func withEventRecorder(
+    everyNameIn center: EventCenter,
+    from sender: AnyObject? = nil,
+    timeout: Duration = .seconds(3),
+    clock: some Clock<Duration> = ContinuousClock(),
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    _ body: (EventRecorder<NamedEvent>) async throws -> Void
+) async rethrows {
+    let recorder = EventRecorder(
+        everyNameIn: center, from: sender, timeout: timeout, clock: clock, fileID: fileID, filePath: filePath,
+        line: line, column: column)
+    try await recorder.finishing(body)
 }
 
 extension EventRecorder {

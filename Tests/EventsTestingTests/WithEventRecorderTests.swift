@@ -86,4 +86,75 @@ struct WithEventRecorderTests {
                 && issue.sourceLocation?.line == scopeLine
         }
     }
+
+    // MARK: One-line bodies
+
+    // These calls are what a test writes: each one must compile without a warning, and run.
+    // With a `withEventRecorder` generic over its body's value alone, the first ones do not
+    // compile: `dispatch` returns a count, and `withKnownIssue` wants a closure that returns
+    // nothing.
+
+    @Test("a one-line body that dispatches fits in withKnownIssue, whose issue is the leftover")
+    func oneLineDispatchInKnownIssue() async {
+        let center = EventCenter()
+        await withKnownIssue {
+            await withEventRecorder(of: Saved.self, in: center) { _ in center.dispatch(Saved(id: 1)) }
+        }
+        await withKnownIssue {
+            await withEventRecorder(of: Saved.self, in: center) { _ in center.dispatch(Saved(id: 2)) }
+        } matching: { issue in
+            message(of: issue).contains("1 event was recorded and never consumed\n  #0 Saved(id: 2)")
+        }
+        await withKnownIssue {
+            await withEventRecorder(named: "saved", in: center) { _ in center.dispatch("saved") }
+        } matching: { issue in
+            message(of: issue).contains("#0 NamedEvent(\"saved\")")
+        }
+        await withKnownIssue(isIntermittent: false) {
+            await withEventRecorder(everyNameIn: center) { _ in center.dispatch("closed") }
+        }
+    }
+
+    @Test("a one-line body that awaits a dispatch fits in withKnownIssue too")
+    func oneLineAsyncDispatchInKnownIssue() async throws {
+        let center = EventCenter()
+        await withKnownIssue {
+            await withEventRecorder(of: Saved.self, in: center) { _ in await center.dispatchAndWait(Saved(id: 1)) }
+        } matching: { issue in
+            message(of: issue).contains("#0 Saved(id: 1)")
+        }
+        try await withKnownIssue {
+            try await withEventRecorder(of: Saved.self, in: center) { recorder in
+                center.dispatch(Saved(id: 2))
+                center.dispatch(Saved(id: 3))
+                _ = try await recorder.next()
+            }
+        } matching: { issue in
+            message(of: issue).contains("#1 Saved(id: 3)")
+        }
+    }
+
+    @Test("a one-line body keeps its value: the event next() returns, or the count dispatch returns")
+    func oneLineBodiesKeepTheirValue() async throws {
+        let center = EventCenter()
+        let dispatching = Task {
+            #expect(await eventually { center.listenerCount(for: Saved.self) == 1 })
+            center.dispatch(Saved(id: 7))
+        }
+        let event = try await withEventRecorder(of: Saved.self, in: center) { recorder in try await recorder.next() }
+        #expect(event == Saved(id: 7))
+        await dispatching.value
+
+        var count = 0
+        await withKnownIssue {
+            count = await withEventRecorder(of: Saved.self, in: center) { _ in center.dispatch(Saved(id: 8)) }
+        } matching: { issue in
+            message(of: issue).contains("#0 Saved(id: 8)")
+        }
+        #expect(count == 1)
+
+        // Written as a statement, a body's value may be dropped without a warning.
+        await withEventRecorder(everyNameIn: center) { $0.stopIgnoringRemainingEvents() }
+        await withEventRecorder(of: Saved.self, in: center) { _ in center.listenerCount(for: Saved.self) }
+    }
 }
