@@ -98,8 +98,7 @@ extension EventRecorder {
         let wanted = state.withLock { $0.consumed } + expected.count
         // A timeout, a stop or a cancellation ends the wait early: the diff then shows what is
         // missing, which says more than the error would.
-        try? await wait(
-            untilCount: wanted, deadline: clock.now.advanced(by: timeout), timeout: timeout, clock: clock)
+        try? await wait(untilCount: wanted, until: WaitDeadline(after: timeout, on: clock))
         return expect(expected, comparing: value, sourceLocation: sourceLocation)
     }
 
@@ -125,9 +124,7 @@ extension EventRecorder {
         let (recorded, consumed) = state.withLock { ($0.records.count, $0.consumed) }
         if consumed == recorded {
             do {
-                try await wait(
-                    untilCount: recorded + 1, deadline: clock.now.advanced(by: duration), timeout: duration,
-                    clock: clock)
+                try await wait(untilCount: recorded + 1, until: WaitDeadline(after: duration, on: clock))
             } catch {
                 // The duration passed (or the recorder stopped, or the task was cancelled)
                 // without an event: what was expected.
@@ -147,8 +144,8 @@ extension EventRecorder {
     /// recorder.expectAllConsumed()   // fails when a second event came
     /// ```
     ///
-    /// ``withEventRecorder(of:in:from:isolation:fileID:filePath:line:column:_:)`` calls it when
-    /// its body returns.
+    /// ``withEventRecorder(of:in:from:timeout:clock:isolation:fileID:filePath:line:column:_:)->Result``
+    /// calls it when its body returns.
     ///
     /// - Returns: Whether every event had been consumed.
     @discardableResult

@@ -93,7 +93,8 @@ struct EventRecorderTests {
     @Test("next() returns the unconsumed events in order, then waits for the next one")
     func nextInOrder() async throws {
         let center = EventCenter()
-        let recorder = EventRecorder(of: Saved.self, in: center)
+        // Nobody advances this clock: the default timeout cannot end the wait below.
+        let recorder = EventRecorder(of: Saved.self, in: center, clock: TestClock())
         center.dispatch(Saved(id: 1))
         center.dispatch(Saved(id: 2))
         #expect(try await recorder.next() == Saved(id: 1))
@@ -174,17 +175,18 @@ struct EventRecorderTests {
 
     @Test("cancelling a waiting task ends its wait with CancellationError and leaves no waiter")
     func cancellation() async throws {
-        let recorder = EventRecorder(of: Saved.self, in: EventCenter())
+        let recorderClock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter(), clock: recorderClock)
         let clock = TestClock()
-        let forever = Task { try await recorder.next() }
+        let untimed = Task { try await recorder.next() }
         let timed = Task { try await recorder.next(timeout: .seconds(1), clock: clock) }
         #expect(await eventually { recorder.state.withLock { $0.waiters.count == 2 } })
-        forever.cancel()
+        untimed.cancel()
         timed.cancel()
-        await #expect(throws: CancellationError.self) { try await forever.value }
+        await #expect(throws: CancellationError.self) { try await untimed.value }
         await #expect(throws: CancellationError.self) { try await timed.value }
         #expect(recorder.state.withLock { $0.waiters.isEmpty })
-        #expect(await eventually { clock.sleeperCount == 0 })
+        #expect(await eventually { clock.sleeperCount == 0 && recorderClock.sleeperCount == 0 })
     }
 
     @Test("a task cancelled before it waits throws CancellationError at once")
@@ -201,7 +203,7 @@ struct EventRecorderTests {
     @Test("stop() removes the listener, keeps the events, and ends pending waits")
     func stop() async throws {
         let center = EventCenter()
-        let recorder = EventRecorder(of: Saved.self, in: center)
+        let recorder = EventRecorder(of: Saved.self, in: center, clock: TestClock())
         center.dispatch(Saved(id: 1))
         _ = try await recorder.next()
         let waiting = Task { try await recorder.next() }
@@ -215,6 +217,123 @@ struct EventRecorderTests {
         #expect(!recorder.isRecording)
         await #expect(throws: EventRecorderError.self) { try await recorder.next() }
         recorder.stop()
+    }
+
+    // MARK: The recorder's timeout
+
+    @Test("next() gives up after the recorder's timeout, three seconds by default, measured on the recorder's clock")
+    func nextUsesTheRecordersTimeout() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: center, clock: clock)
+        #expect(recorder.timeout == .seconds(3))
+
+        let waiting = Task { try await recorder.next() }
+        let timerStarted = Task { try await clock.waitForSleepers(count: 1) }
+        // Fails with CancellationError when next() starts no timeout on the recorder's clock.
+        try await outcome(of: timerStarted).get()
+        #expect(clock.deadlines == [TestClock.Instant(offset: .seconds(3))])
+        clock.advance(by: .milliseconds(2_999))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(1))
+
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: waiting).get() }
+        #expect(error?.reason == .timedOut(after: .seconds(3)))
+        #expect(error?.expectedCount == 1)
+        #expect(error?.recordedCount == 0)
+        #expect(
+            error?.description
+                == "\(recorder.description): timed out after 3.0 seconds waiting for 1 event; 0 arrived")
+        #expect(recorder.state.withLock { $0.waiters.isEmpty })
+    }
+
+    @Test("nextRecord() waits for the timeout given to the initializer, for every kind of recorder")
+    func nextRecordUsesTheGivenTimeout() async throws {
+        let center = EventCenter()
+        let clock = TestClock()
+        let named = EventRecorder(named: "opened", in: center, timeout: .seconds(1), clock: clock)
+        let every = EventRecorder(everyNameIn: center, timeout: .seconds(2), clock: clock)
+        #expect(named.timeout == .seconds(1))
+        #expect(every.timeout == .seconds(2))
+        #expect(EventRecorder(everyNameIn: center).timeout == .seconds(3))
+
+        let first = Task { try await named.nextRecord() }
+        let second = Task { try await every.nextRecord() }
+        let timersStarted = Task { try await clock.waitForSleepers(count: 2) }
+        try await outcome(of: timersStarted).get()
+        #expect(clock.deadlines.map(\.offset) == [.seconds(1), .seconds(2)])
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: first).get() }
+        #expect(error?.reason == .timedOut(after: .seconds(1)))
+        // The other recorder's wait goes on until its own deadline; an event ends it first.
+        #expect(clock.sleeperCount == 1)
+        center.dispatch("closed")
+        #expect(try await outcome(of: second).get().event.name == "closed")
+    }
+
+    @Test("without a clock, the recorder's timeout is measured on ContinuousClock")
+    func defaultTimeoutOnContinuousClock() async {
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter(), timeout: .milliseconds(20))
+        let waiting = Task { try await recorder.next() }
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: waiting).get() }
+        #expect(error?.reason == .timedOut(after: .milliseconds(20)))
+    }
+
+    @Test("next(timeout:clock:) measures its own timeout on its own clock, not the recorder's")
+    func explicitTimeoutWins() async throws {
+        let recorderClock = TestClock()
+        let clock = TestClock()
+        let recorder = EventRecorder(of: Saved.self, in: EventCenter(), clock: recorderClock)
+        let waiting = Task { try await recorder.next(timeout: .seconds(5), clock: clock) }
+        let timerStarted = Task { try await clock.waitForSleepers(count: 1) }
+        try await outcome(of: timerStarted).get()
+        #expect(recorderClock.sleeperCount == 0)
+        recorderClock.advance(by: .seconds(10))
+        clock.advance(by: .seconds(5))
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: waiting).get() }
+        #expect(error?.reason == .timedOut(after: .seconds(5)))
+    }
+
+    // MARK: Stopping and ignoring what is left
+
+    @Test("stopIgnoringRemainingEvents() stops, ends pending waits, and leaves nothing unconsumed")
+    func stopIgnoringRemainingEvents() async throws {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center, clock: TestClock())
+        let other = EventRecorder(of: Saved.self, in: center, clock: TestClock())
+        center.dispatch(Saved(id: 1))
+        center.dispatch(Saved(id: 2))
+        center.dispatch(Saved(id: 3))
+        _ = try await recorder.next()
+        try await other.waitFor(count: 3)
+        let waiting = Task { try await other.next() }
+        #expect(await eventually { other.state.withLock { !$0.waiters.isEmpty } })
+
+        recorder.stopIgnoringRemainingEvents()
+        other.stopIgnoringRemainingEvents()
+        #expect(!recorder.isRecording)
+        #expect(recorder.unconsumed.isEmpty)
+        #expect(recorder.events == [Saved(id: 1), Saved(id: 2), Saved(id: 3)])
+        // Nothing is reported as left over: an issue here would fail the test.
+        #expect(recorder.expectAllConsumed())
+        let error = await #expect(throws: EventRecorderError.self) { try await outcome(of: waiting).get() }
+        #expect(error?.reason == .stopped)
+        #expect(center.listenerCount(for: Saved.self) == 0)
+        center.dispatch(Saved(id: 4))
+        #expect(recorder.count == 3)
+        recorder.stopIgnoringRemainingEvents()
+    }
+
+    @Test("stop() keeps the events left unconsumed; stopIgnoringRemainingEvents() after it accepts them")
+    func stopKeepsLeftovers() {
+        let center = EventCenter()
+        let recorder = EventRecorder(of: Saved.self, in: center)
+        center.dispatch(Saved(id: 1))
+        recorder.stop()
+        #expect(recorder.unconsumed.map(\.event) == [Saved(id: 1)])
+        recorder.stopIgnoringRemainingEvents()
+        #expect(recorder.unconsumed.isEmpty)
+        #expect(recorder.expectAllConsumed())
     }
 
     @Test("dropping the recorder removes its listener")

@@ -35,3 +35,17 @@ actor Timeline {
     private(set) var entries: [String] = []
     func append(_ entry: String) { entries.append(entry) }
 }
+
+/// The outcome of `task`, cancelling it first when `limit` passes before it ends: a bounded
+/// wait for a step that never ends when the code under test is broken, so that the test fails
+/// (with `CancellationError`, or the task's own error) instead of hanging.
+func outcome<Value: Sendable>(
+    of task: Task<Value, any Error>, within limit: Duration = .seconds(10)
+) async -> Result<Value, any Error> {
+    let watchdog = Task {
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        task.cancel()
+    }
+    defer { watchdog.cancel() }
+    return await task.result
+}
