@@ -27,7 +27,7 @@ extension EventCenter {
     /// - A queued delivery is done when its handler has returned or thrown, or when it was
     ///   skipped because its listener was cancelled or removed, or its owner went away, while it
     ///   waited. A buffered event is done when the consumer has taken it from `next()`, or when it
-    ///   was dropped: the stream ended or was cancelled or let go, or its buffering policy
+    ///   was dropped: the consumer was cancelled, the stream was let go, or its buffering policy
     ///   discarded it.
     /// - Only what was queued before the call counts. Deliveries queued after `idle()` began do
     ///   not keep it waiting, so it returns even while other threads keep dispatching; that
@@ -35,7 +35,8 @@ extension EventCenter {
     ///   `idle()` again: each call covers one more round. (A delivery queued on another thread at
     ///   the very moment of the call may count either way.)
     /// - A stream that is kept but not iterated keeps `idle()` waiting while it holds buffered
-    ///   events; a stream that has ended, was cancelled or was let go never does. Do not await
+    ///   events, even after its listener was removed (its consumer may still take them); a
+    ///   stream whose consumer was cancelled, or that was let go, never does. Do not await
     ///   `idle()` in the task that consumes a stream with events buffered: it would wait for
     ///   itself.
     /// - It suspends, never blocks: called on the main actor (or any actor), it lets main-actor

@@ -111,6 +111,15 @@ final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
         if let reached { reportReachedMarks(reached) }
     }
 
+    /// Ends the sequence after the events buffered now: the stream's listener was removed. The
+    /// consumer takes what is left, then gets nil; a consumer waiting now gets nil at once.
+    func finish() {
+        lock.lock()
+        let waiters = state.finish()
+        lock.unlock()
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
     /// Ends the sequence at once, dropping what is buffered: the consumer was cancelled.
     func cancel() {
         lock.lock()
