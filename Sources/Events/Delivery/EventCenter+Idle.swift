@@ -43,7 +43,8 @@ extension EventCenter {
     ///   (or that actor's) deliveries run while it waits. When nothing is pending it returns at
     ///   once, without suspending.
     /// - A queue that never runs its work (a suspended `DispatchQueue` or `OperationQueue`) or
-    ///   an actor kept busy keeps it waiting.
+    ///   an actor kept busy keeps it waiting. An operation queue's `cancelAllOperations()` does
+    ///   not: the deliveries still run there (see ``Delivery/operationQueue(_:)``).
     /// - Cancelling the waiting task makes `idle()` return at once, before the deliveries have
     ///   run; it leaves nothing behind.
     /// - It covers this center only, and posting-thread listeners need no waiting: they have run
