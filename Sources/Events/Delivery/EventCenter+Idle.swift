@@ -3,7 +3,9 @@ extension EventCenter {
     ///
     /// A handler in another context than the posting thread runs after `dispatch` has returned.
     /// `idle()` is the way to know that it has: in a test, before checking what the listeners
-    /// did; at shutdown, before letting go of what they use.
+    /// did; at shutdown, before letting go of what they use. It does not return while a stream
+    /// holds an event its consumer has not taken: to see what a long wait is waiting for, use
+    /// ``idle(reportingAfter:isolation:_:)``.
     ///
     /// ```swift
     /// let stored = center.listen(to: DownloadFinished.self, on: .background) { finished in
@@ -53,5 +55,52 @@ extension EventCenter {
     /// - Parameter isolation: The caller's actor, where `idle()` resumes. Leave the default.
     public func idle(isolation: isolated (any Actor)? = #isolation) async {
         await pendingDeliveries.wait(isolation: isolation)
+    }
+
+    /// Waits as ``idle(isolation:)`` does, and if the wait still goes on after `delay`, calls
+    /// `report` with what it is waiting for: each listener with deliveries not run yet, and each
+    /// stream holding events its consumer has not taken, with its event, context and call site.
+    ///
+    /// ```swift
+    /// await center.idle(reportingAfter: .seconds(5)) { report in
+    ///     print(report)
+    ///     // idle() is waiting for 1 listener:
+    ///     // - stream of Tick made at App/Feed.swift:12: 1 event not taken
+    /// }
+    /// ```
+    ///
+    /// In a test, record the report as an issue, so that a wait that hangs says why:
+    /// `Issue.record("\(report)")`.
+    ///
+    /// Rules:
+    /// - `report` is called at most once, on a task of its own (not on the caller's actor), and
+    ///   never after this method returns: when the wait ends while `report` runs, it returns
+    ///   after `report` has.
+    /// - The report lists what is pending at the moment it is made, which includes what the
+    ///   wait is waiting for; deliveries queued after the wait began may be listed too.
+    /// - The wait itself follows the rules of ``idle(isolation:)``, cancellation included.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait before reporting.
+    ///   - isolation: The caller's actor, where the wait resumes. Leave the default.
+    ///   - report: Receives what the wait is still waiting for.
+    public func idle(
+        reportingAfter delay: Duration, isolation: isolated (any Actor)? = #isolation,
+        _ report: @escaping @Sendable (IdleReport) -> Void
+    ) async {
+        let pending = pendingDeliveries
+        // Nothing pending: the wait is over at once, and there is nothing to report.
+        guard let waiter = pending.beginWaiting() else { return }
+        let reporter = Task.detached {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return  // The wait ended first.
+            }
+            report(pending.report())
+        }
+        await pending.suspendUntilDone(waiter, isolation: isolation)
+        reporter.cancel()
+        await reporter.value
     }
 }

@@ -25,7 +25,8 @@ final class EventBufferStateMachine<E: Sendable> {
     private var storage: UnsafeMutablePointer<E>
     private var capacity = 16
     private var head = 0
-    private var count = 0
+    /// How many events are buffered.
+    private(set) var count = 0
     private var waiters: [UnsafeContinuation<E?, Never>] = []
     /// Whether `waiters` is not empty, kept apart so that a push without a waiter never touches
     /// the array: its element type needs the metadata of `E?`, which unspecialized code looks up

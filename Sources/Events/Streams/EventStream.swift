@@ -34,7 +34,8 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 ///   a consumer waiting at that moment gets nil at once, and so does a loop started later.
 /// - An event buffered and not yet taken keeps ``EventCenter/idle(isolation:)`` waiting, until
 ///   the consumer takes it or the stream drops it (its consumer was cancelled, or the stream
-///   was let go); removing the listener drops nothing.
+///   was let go); removing the listener drops nothing. ``EventCenter/idle(reportingAfter:isolation:_:)``
+///   names such a stream when the wait takes long.
 /// - Iterate a stream once: it is meant for a single consumer. If several tasks iterate the
 ///   same stream anyway, each event goes to one of them, and the sequence ends for all of them
 ///   when one stops iterating.
@@ -161,7 +162,9 @@ extension EventCenter {
         of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
         receivingCurrent: Bool = false, callSite: CallSite
     ) -> EventStream<E> {
-        let buffer = EventBuffer<E>(policy: bufferingPolicy, pending: pendingDeliveries)
+        let buffer = EventBuffer<E>(
+            policy: bufferingPolicy, pending: pendingDeliveries,
+            label: PendingLabel(streamOf: type, eventKey: eventKey, callSite: callSite))
         // The registry holds the buffer, not the subscription: dropping the stream and its
         // iterators releases the subscription, whose deinit removes the listener. Removing the
         // listener finishes the buffer (see `StreamRecord`).
