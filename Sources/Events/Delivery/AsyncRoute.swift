@@ -33,7 +33,7 @@ struct SerialRoute<E: Sendable>: AsyncRoute {
         let stamp = center.queueStamp()
         // The handler runs elsewhere, later: it sees the trace context of this dispatch.
         let trace = TraceContext.current
-        mailbox.enqueue(pending: center.pendingDeliveries) {
+        mailbox.enqueue(for: listener, pending: center.pendingDeliveries) {
             TraceContext.restoring(trace) {
                 center.runQueued(listener, collector: collector, stamp: stamp) { owner in try run(owner, event, sender)
                 }
@@ -55,7 +55,7 @@ struct ActorRoute<E: Sendable, A: Actor>: AsyncRoute {
         let handler = self.handler
         let stamp = center.queueStamp()
         let trace = TraceContext.current
-        mailbox.enqueue(pending: center.pendingDeliveries) {
+        mailbox.enqueue(for: listener, pending: center.pendingDeliveries) {
             // The turn of a queued delivery comes on the actor, not before the hop to it: a
             // listener cancelled or removed while this job waited for the actor is skipped.
             guard let actor = listener.owner else {

@@ -57,6 +57,20 @@ public struct Delivery: Sendable {
     }
 
     /// As an operation on `queue`, one at a time per listener, in order.
+    ///
+    /// ```swift
+    /// let imports = OperationQueue()
+    /// center.listen(to: Saved.self, on: .operationQueue(imports)) { saved in index(saved) }
+    /// ```
+    ///
+    /// Cancelling the queue's operations does not cancel deliveries: after
+    /// `queue.cancelAllOperations()`, every event already queued for the listener, and every
+    /// later one, still reaches it as an operation on `queue`, in dispatch order, and
+    /// ``EventCenter/idle(isolation:)`` returns once they have run. (An operation that carries
+    /// deliveries and is cancelled before it started is added to `queue` again.) To stop a
+    /// listener's deliveries, cancel its ``Subscription`` or remove it: what is queued for it is
+    /// then skipped. A suspended queue (`isSuspended`) holds its deliveries until it resumes,
+    /// and `idle()` waits for them meanwhile.
     public static func operationQueue(_ queue: OperationQueue) -> Delivery {
         Delivery(kind: .operationQueue(queue))
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 extension EventCenter {
     /// The mailbox that serves one listener in `delivery`'s context.
@@ -13,7 +14,7 @@ extension EventCenter {
         case .queue(let queue):
             return SerialMailbox { queue.async(execute: $0) }
         case .operationQueue(let queue):
-            return SerialMailbox { queue.addOperation($0) }
+            return SerialMailbox { addDrain($0, to: queue) }
         }
     }
 
@@ -139,6 +140,36 @@ extension EventCenter {
         }
         return HeldOwner(object: owner)
     }
+}
+
+/// Adds a mailbox's drain to `queue` as an operation that cancelling the queue's operations
+/// cannot lose.
+///
+/// `cancelAllOperations()` finishes every operation that has not started without running it. A
+/// drain carries deliveries its queue's owner did not add and cannot see, and while it is
+/// scheduled the mailbox schedules no other (it runs one drain at a time, to keep the listener's
+/// order): a lost drain would strand every delivery queued for the listener, and any `idle()`
+/// waiting for them. So the operation notes when it starts, and its completion block, which
+/// runs for a cancelled operation too, adds the drain again if it never started. A drain that
+/// was running when the queue was cancelled carries on: cancellation stops no running block.
+private func addDrain(_ drain: @escaping @Sendable () -> Void, to queue: OperationQueue) {
+    let started = DrainStart()
+    let operation = BlockOperation {
+        started.mark()
+        drain()
+    }
+    operation.completionBlock = {
+        if !started.happened { addDrain(drain, to: queue) }
+    }
+    queue.addOperation(operation)
+}
+
+/// Whether an operation's block has started, set on the queue's thread and read by its
+/// completion block.
+private final class DrainStart: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func mark() { flag.store(true, ordering: .releasing) }
+    var happened: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// An owner kept alive for the length of one queued call (nil for closure listeners).

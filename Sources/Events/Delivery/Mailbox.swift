@@ -1,8 +1,8 @@
 /// The lock-protected FIFO behind a mailbox: jobs in arrival order, and whether a drain is
 /// scheduled. Shared by the dispatch-based and the actor-based mailboxes.
-final class MailboxQueue<Job: Sendable>: @unchecked Sendable {
-    // Why @unchecked is safe: `jobs`, `head`, `draining`, `runs` and `pending` are only touched
-    // inside `lock`.
+final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
+    // Why @unchecked is safe: `jobs`, `head`, `draining`, `runs`, `pending` and `label` are only
+    // touched inside `lock`.
     private let lock = Lock()
     private var jobs: [Job?] = []
     private var head = 0
@@ -13,18 +13,42 @@ final class MailboxQueue<Job: Sendable>: @unchecked Sendable {
     /// The center's record of pending deliveries, set by the first push (a mailbox serves one
     /// listener of one center).
     private var pending: PendingDeliveries?
+    /// The listener, as an ``IdleReport`` names it; set with `pending`.
+    private var label: PendingLabel?
 
-    /// Appends `job`, counted as pending in `pending` until the drain finishes it; returns true
-    /// when the caller must schedule a drain (none is running).
-    func push(_ job: Job, pending: PendingDeliveries) -> Bool {
+    deinit {
+        if let pending { pending.unregister(mailbox: self) }
+    }
+
+    /// Appends `job` for `listener`, counted as pending in `pending` until the drain finishes it;
+    /// returns true when the caller must schedule a drain (none is running).
+    func push(_ job: Job, for listener: ListenerRecord, pending: PendingDeliveries) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        if self.pending == nil { self.pending = pending }
+        if self.pending == nil { fileFirst(for: listener, in: pending) }
         runs.add(pending)
         jobs.append(job)
         if draining { return false }
         draining = true
         return true
+    }
+
+    /// The first push: remembers the center's record and the listener, and files this mailbox
+    /// in the record for reports. Kept out of `push`, which runs it once.
+    @inline(never)
+    private func fileFirst(for listener: ListenerRecord, in pending: PendingDeliveries) {
+        self.pending = pending
+        label = PendingLabel(listener)
+        pending.register(mailbox: self)
+    }
+
+    func pendingListener() -> IdleReport.Listener? {
+        lock.lock()
+        let label = self.label
+        let count = runs.count
+        lock.unlock()
+        guard count > 0, let label else { return nil }
+        return label.listener(pending: count)
     }
 
     /// The next job, or nil when the queue is empty (and then no drain is running any more).
@@ -78,9 +102,9 @@ final class SerialMailbox: Sendable {
 
     var isIdle: Bool { queue.isIdle }
 
-    /// Queues `job`, counted in `pending` until it has run.
-    func enqueue(pending: PendingDeliveries, _ job: @escaping Job) {
-        if queue.push(job, pending: pending) {
+    /// Queues `job` for `listener`, counted in `pending` until it has run.
+    func enqueue(for listener: ListenerRecord, pending: PendingDeliveries, _ job: @escaping Job) {
+        if queue.push(job, for: listener, pending: pending) {
             submit { self.drain(finished: false) }
         }
     }
@@ -106,9 +130,9 @@ final class ActorMailbox: Sendable {
 
     private let queue = MailboxQueue<Job>()
 
-    /// Queues `job`, counted in `pending` until it has run.
-    func enqueue(pending: PendingDeliveries, _ job: @escaping Job) {
-        if queue.push(job, pending: pending) {
+    /// Queues `job` for `listener`, counted in `pending` until it has run.
+    func enqueue(for listener: ListenerRecord, pending: PendingDeliveries, _ job: @escaping Job) {
+        if queue.push(job, for: listener, pending: pending) {
             Task { await self.drain() }
         }
     }

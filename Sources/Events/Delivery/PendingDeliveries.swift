@@ -28,10 +28,11 @@ import Synchronization
 ///
 /// State under the lock: the frozen epochs that still have open runs, oldest first; the waiting
 /// `idle()` calls, each waiting for the frozen epochs older than its own start and for the marks
-/// it placed in stream buffers; and the live stream buffers.
+/// it placed in stream buffers; the live stream buffers; and the live mailboxes that have had a
+/// delivery, which only an ``IdleReport`` reads.
 final class PendingDeliveries: @unchecked Sendable {
-    // Why @unchecked is safe: `frozen`, `waiters`, `streams`, `nextSerial` and `nextWaiter` are
-    // only touched with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the
+    // Why @unchecked is safe: `frozen`, `waiters`, `streams`, `mailboxes`, `nextSerial` and
+    // `nextWaiter` are only touched with `lock` held; `word` is an atomic. A continuation leaves `waiters` in the
     // same hold of the lock that hands it out, and is resumed once, after unlocking. Buffers
     // retained from `streams` are released after unlocking.
     //
@@ -44,6 +45,8 @@ final class PendingDeliveries: @unchecked Sendable {
     private var frozen: [FrozenEpoch] = []
     private var waiters: [Waiter] = []
     private var streams: [ObjectIdentifier: WeakStream] = [:]
+    /// Filed by their first delivery, so that a listener that never receives one costs nothing.
+    private var mailboxes: [ObjectIdentifier: WeakSource] = [:]
     /// The serial number of the next frozen epoch: serials order them, where tags may wrap.
     private var nextSerial: UInt64 = 0
     private var nextWaiter: UInt64 = 0
@@ -72,6 +75,10 @@ final class PendingDeliveries: @unchecked Sendable {
 
     private struct WeakStream {
         weak var stream: (any PendingStream)?
+    }
+
+    private struct WeakSource {
+        weak var source: (any PendingSource)?
     }
 
     private static func epoch(of word: UInt64) -> Epoch { Epoch(truncatingIfNeeded: word >> 32) }
@@ -103,6 +110,29 @@ final class PendingDeliveries: @unchecked Sendable {
     /// run a buffer's deinit, which comes back here). Call with the lock held.
     private func liveStreams() -> [any PendingStream] {
         streams.values.compactMap(\.stream)
+    }
+
+    // MARK: Mailboxes
+
+    /// A mailbox has its first delivery; it stays listed until its deinit. Called with the
+    /// mailbox's lock held: this lock is never held while taking a mailbox's.
+    func register(mailbox: some PendingSource) {
+        lock.withLock { mailboxes[ObjectIdentifier(mailbox)] = WeakSource(source: mailbox) }
+    }
+
+    func unregister(mailbox: some PendingSource) {
+        lock.withLock { _ = mailboxes.removeValue(forKey: ObjectIdentifier(mailbox)) }
+    }
+
+    // MARK: Reports
+
+    /// The listeners with deliveries not run and the streams with events not taken, now. Each
+    /// source is asked after unlocking, under its own lock.
+    func report() -> IdleReport {
+        let sources: [any PendingSource] = lock.withLock {
+            liveStreams() + mailboxes.values.compactMap(\.source)
+        }
+        return IdleReport(listeners: sources.compactMap { $0.pendingListener() })
     }
 
     /// Stream buffers report marks of `waiters` reached: the events they marked have left.
@@ -176,10 +206,22 @@ final class PendingDeliveries: @unchecked Sendable {
     /// Waits until every delivery queued before the call is done, or the task is cancelled.
     /// Returns at once, without suspending, when nothing is pending.
     func wait(isolation: isolated (any Actor)?) async {
+        guard let id = beginWaiting() else { return }
+        await suspendUntilDone(id, isolation: isolation)
+    }
+
+    /// The first step of `wait`: returns nil when nothing is pending, and the wait is over;
+    /// otherwise the waiter to give to `suspendUntilDone(_:isolation:)`.
+    func beginWaiting() -> UInt64? {
         let (id, streams) = startWaiting()
         var placed = 0
         for stream in streams where stream.placeMark(for: id) { placed += 1 }
-        guard !finishPlacingMarks(id, placed) else { return }
+        return finishPlacingMarks(id, placed) ? nil : id
+    }
+
+    /// The second step of `wait`: suspends until the waiter `id` has nothing left to wait for,
+    /// or the task is cancelled.
+    func suspendUntilDone(_ id: UInt64, isolation: isolated (any Actor)?) async {
         await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Void, Never>) in
                 if !suspend(id, continuation) { continuation.resume() }
@@ -249,8 +291,14 @@ final class PendingDeliveries: @unchecked Sendable {
     var waiterCount: Int { lock.withLock { waiters.count } }
 }
 
+/// A mailbox or a stream's buffer, as an ``IdleReport`` sees it.
+protocol PendingSource: AnyObject, Sendable {
+    /// Its listener and how much is pending for it; nil when nothing is.
+    func pendingListener() -> IdleReport.Listener?
+}
+
 /// A stream's buffer, as `idle()` sees it.
-protocol PendingStream: AnyObject, Sendable {
+protocol PendingStream: PendingSource {
     /// Marks the newest buffered event for `waiter`, reported to ``PendingDeliveries`` once it
     /// has left the buffer; false when nothing is buffered.
     func placeMark(for waiter: UInt64) -> Bool
@@ -274,6 +322,9 @@ struct PendingRuns {
 
     /// Whether no delivery of this queue is pending.
     var isEmpty: Bool { head.count == 0 }
+
+    /// How many deliveries of this queue are pending.
+    var count: Int { later.reduce(head.count) { $0 + $1.count } }
 
     /// One more delivery queued, after the others.
     mutating func add(_ pending: PendingDeliveries) {

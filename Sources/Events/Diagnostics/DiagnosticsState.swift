@@ -95,16 +95,30 @@ final class DiagnosticsState: @unchecked Sendable {
         let ownerType: TypeIdentity?
     }
 
-    /// Whether `count` listeners from `source` deserve a warning: the first time past
-    /// `threshold`, then each time the count doubles again.
+    /// Whether `count` listeners from `source` deserve a warning. The warning levels are
+    /// `threshold + 1` (the first count past the threshold) and its doubles: `2 * (threshold + 1)`,
+    /// `4 * (threshold + 1)`, and so on. A count that reaches a level above the last one warned
+    /// deserves a warning, once, whichever way the count got there.
     func shouldWarnOfLeak(_ source: LeakSource, count: Int, threshold: Int) -> Bool {
         guard count > threshold else { return false }
+        let first = max(threshold, 0) + 1
         return lock.withLock {
-            let warnedAt = leakLevels[source] ?? 0
-            guard count > max(threshold, warnedAt * 2) else { return false }
-            leakLevels[source] = count
+            // The level after the last one warned; `first` when none was.
+            let next = leakLevels[source].map(Self.doubled) ?? first
+            guard let next, count >= next else { return false }
+            // The highest level the count reached: a count that grew past several levels since
+            // the last check warns once, and the next warning is at the level after that one.
+            var level = next
+            while let higher = Self.doubled(level), count >= higher { level = higher }
+            leakLevels[source] = level
             return true
         }
+    }
+
+    /// `level * 2`, or nil past `Int.max` (no count gets there).
+    private static func doubled(_ level: Int) -> Int? {
+        let (doubled, overflow) = level.multipliedReportingOverflow(by: 2)
+        return overflow ? nil : doubled
     }
 
     // MARK: Failures

@@ -51,17 +51,27 @@ extension EventCenter {
     /// As with `remove`, no removed handler is started again once this returns; events already
     /// queued for them in other contexts are skipped. Their subscriptions report
     /// `isActive == false`.
+    ///
+    /// An ``EventStream`` of `E` finishes: its consumer takes the events buffered before the
+    /// removal, then its `for await` loop ends (at once, for a consumer waiting for an event).
+    /// Until they are taken, those events keep ``idle(isolation:)`` waiting, as before the
+    /// removal; a stream let go drops them.
     public func removeAllListeners<E: Sendable>(for type: E.Type) {
         endListeners(of: Hearing.listKey(of: type))
     }
 
     /// Ends every listener of the event named `name`, whoever registered it. Listeners to
     /// every name stay; end those with `removeAllListeners(for: NamedEvent.self)`.
+    ///
+    /// A stream of `events(named: name)` finishes, as ``removeAllListeners(for:)-(E.Type)``
+    /// describes.
     public func removeAllListeners(for name: EventName) {
         endListeners(of: .name(name.rawValue))
     }
 
     /// Ends every listener of this center, of every event type and name.
+    ///
+    /// Every stream of the center finishes, as ``removeAllListeners(for:)-(E.Type)`` describes.
     public func removeAllListeners() {
         for (key, _) in registry.snapshotAll() { endListeners(of: key) }
     }

@@ -34,8 +34,20 @@ public struct EventDiagnostics: Sendable, Hashable {
 
     /// Warn when one event has more than this many live listeners registered from one call
     /// site, or owned by objects of one type: the usual sign of a listener registered again
-    /// and again, as a view appears, without being removed. Warned again at twice the count,
-    /// four times, and so on. Nil for no warning.
+    /// and again, as a view appears, without being removed. Nil for no warning.
+    ///
+    /// The rule, for each call site and each owner type of each event: the first warning comes
+    /// when the count of live listeners first exceeds the threshold, at `threshold + 1`; the
+    /// next ones each time the count doubles again from there, at `2 × (threshold + 1)`,
+    /// `4 × (threshold + 1)`, and so on. With a threshold of 3 the warnings come at 4, 8, 16, 32
+    /// listeners; with 10, at 11, 22, 44, 88. The count is checked as a listener registers, and
+    /// each level warns once: a count that falls and rises again does not repeat a warning, and
+    /// one that passed several levels between two checks warns once, for the highest.
+    ///
+    /// ```swift
+    /// center.diagnostics.leakThreshold = 10
+    /// // The 11th live listener to one event from one line warns; the 22nd warns again.
+    /// ```
     public var leakThreshold: Int?
 
     /// Warn when a dispatch happens inside more than this many dispatches already running on

@@ -91,7 +91,7 @@ struct SerialCoalescedContext<E: Sendable>: CoalescedContext {
         _ listener: TypedListenerRecord<E>, center: EventCenter, take: @escaping @Sendable () -> CoalescedFlush<E>
     ) {
         let run = self.run
-        mailbox.enqueue(pending: center.pendingDeliveries) {
+        mailbox.enqueue(for: listener, pending: center.pendingDeliveries) {
             perform(take(), listener, center: center) { owner, event in try run(owner, event.event, event.sender) }
         }
     }
@@ -113,7 +113,7 @@ struct ActorCoalescedContext<E: Sendable, A: Actor>: CoalescedContext {
         _ listener: TypedListenerRecord<E>, center: EventCenter, take: @escaping @Sendable () -> CoalescedFlush<E>
     ) {
         let handler = self.handler
-        mailbox.enqueue(pending: center.pendingDeliveries) {
+        mailbox.enqueue(for: listener, pending: center.pendingDeliveries) {
             guard let actor = listener.owner else {
                 // The actor is gone: the delivery is skipped, and the record retired, as for an
                 // uncoalesced actor listener.

@@ -28,10 +28,13 @@ final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
     /// The center's record of pending deliveries, for a stream's buffer: `EventCenter.idle()`
     /// waits for the events buffered when it starts.
     private let pending: PendingDeliveries?
+    /// The stream, as an ``IdleReport`` names it.
+    private let label: PendingLabel?
 
-    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil) {
+    init(policy: EventBufferingPolicy, pending: PendingDeliveries? = nil, label: PendingLabel? = nil) {
         state = EventBufferStateMachine(policy: policy)
         self.pending = pending
+        self.label = label
         pending?.register(self)
     }
 
@@ -55,6 +58,14 @@ final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return !state.isEmpty
+    }
+
+    func pendingListener() -> IdleReport.Listener? {
+        lock.lock()
+        let count = state.count
+        lock.unlock()
+        guard count > 0, let label else { return nil }
+        return label.listener(pending: count)
     }
 
     /// Reports the marks the last transition reached, after unlocking. Kept out of the paths
@@ -109,6 +120,15 @@ final class EventBuffer<E: Sendable>: PendingStream, @unchecked Sendable {
         lock.unlock()
         withExtendedLifetime(oldest) {}
         if let reached { reportReachedMarks(reached) }
+    }
+
+    /// Ends the sequence after the events buffered now: the stream's listener was removed. The
+    /// consumer takes what is left, then gets nil; a consumer waiting now gets nil at once.
+    func finish() {
+        lock.lock()
+        let waiters = state.finish()
+        lock.unlock()
+        for waiter in waiters { waiter.resume(returning: nil) }
     }
 
     /// Ends the sequence at once, dropping what is buffered: the consumer was cancelled.

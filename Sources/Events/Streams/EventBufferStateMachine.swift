@@ -7,8 +7,11 @@
 /// releases an event itself.
 ///
 /// States: *open* (events may be buffered, or consumers may wait, never both: an event that
-/// finds a waiter goes straight to it) and *finished* (nothing buffered, nobody waiting, every
-/// later event dropped). The only way from open to finished is `cancel()`.
+/// finds a waiter goes straight to it), *finishing* (no event arrives any more, nobody waits:
+/// consumers take what is still buffered, and a consumer that finds nothing gets the end) and
+/// *finished* (nothing buffered, nobody waiting, every later event dropped). `finish()` leads
+/// from open to finishing, which becomes finished once the last buffered event is taken;
+/// `cancel()` leads from either to finished at once, discarding what is buffered.
 ///
 /// A class rather than a struct, and the ring's fields its own rather than a ring type's: this
 /// code is generic over the user's event type and not specialized for it (it lives in this
@@ -22,12 +25,14 @@ final class EventBufferStateMachine<E: Sendable> {
     private var storage: UnsafeMutablePointer<E>
     private var capacity = 16
     private var head = 0
-    private var count = 0
+    /// How many events are buffered.
+    private(set) var count = 0
     private var waiters: [UnsafeContinuation<E?, Never>] = []
     /// Whether `waiters` is not empty, kept apart so that a push without a waiter never touches
     /// the array: its element type needs the metadata of `E?`, which unspecialized code looks up
     /// in the runtime's cache.
     private var hasWaiters = false
+    /// Whether the sequence ends once the buffer is empty: no event is buffered any more.
     private var finished = false
     /// How many events the buffering policy dropped.
     private(set) var dropped = 0
@@ -179,6 +184,17 @@ final class EventBufferStateMachine<E: Sendable> {
         waiters.append(continuation)
         hasWaiters = true
         return .none
+    }
+
+    /// The listener was removed: no event arrives any more, and the sequence ends after those
+    /// buffered now, which consumers may still take. Returns the consumers waiting now, to resume
+    /// with nil after unlocking (they wait only while nothing is buffered). Idempotent.
+    func finish() -> [UnsafeContinuation<E?, Never>] {
+        finished = true
+        let waiting = waiters
+        waiters = []
+        hasWaiters = false
+        return waiting
     }
 
     /// What the canceller does after unlocking: destroy the events that were buffered, then

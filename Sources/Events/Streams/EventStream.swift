@@ -26,8 +26,16 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 /// - Ending the iteration (`break`, `return`, an error), cancelling the iterating task, or
 ///   dropping a stream that is never iterated removes the listener at once. A cancelled
 ///   consumer's `next()` returns nil, and events still buffered are dropped.
+/// - Removing the stream's listener from the center ends the stream:
+///   ``EventCenter/removeAllListeners(for:)-(E.Type)`` with its event type,
+///   ``EventCenter/removeAllListeners(for:)-(EventName)`` with its name (for
+///   `events(named:)`), or ``EventCenter/removeAllListeners()``. The consumer still takes the
+///   events buffered before the removal, then `next()` returns nil, so a `for await` loop ends;
+///   a consumer waiting at that moment gets nil at once, and so does a loop started later.
 /// - An event buffered and not yet taken keeps ``EventCenter/idle(isolation:)`` waiting, until
-///   the consumer takes it or the stream ends (a stream let go is ended).
+///   the consumer takes it or the stream drops it (its consumer was cancelled, or the stream
+///   was let go); removing the listener drops nothing. ``EventCenter/idle(reportingAfter:isolation:_:)``
+///   names such a stream when the wait takes long.
 /// - Iterate a stream once: it is meant for a single consumer. If several tasks iterate the
 ///   same stream anyway, each event goes to one of them, and the sequence ends for all of them
 ///   when one stops iterating.
@@ -154,14 +162,17 @@ extension EventCenter {
         of type: E.Type, eventKey: EventKey, sender: AnyObject?, bufferingPolicy: EventBufferingPolicy,
         receivingCurrent: Bool = false, callSite: CallSite
     ) -> EventStream<E> {
-        let buffer = EventBuffer<E>(policy: bufferingPolicy, pending: pendingDeliveries)
+        let buffer = EventBuffer<E>(
+            policy: bufferingPolicy, pending: pendingDeliveries,
+            label: PendingLabel(streamOf: type, eventKey: eventKey, callSite: callSite))
         // The registry holds the buffer, not the subscription: dropping the stream and its
-        // iterators releases the subscription, whose deinit removes the listener.
-        let options = ListenerOptions(
-            sender: sender, priority: .default, once: false, callSite: callSite, receivingCurrent: receivingCurrent)
-        let subscription = registerEvents(
-            type, eventKey: eventKey, options: options, place: .delivery(.postingThread)
-        ) { _, event, _ in buffer.push(event) }
+        // iterators releases the subscription, whose deinit removes the listener. Removing the
+        // listener finishes the buffer (see `StreamRecord`).
+        let options = ListenerOptions(sender: sender, priority: .default, once: false, callSite: callSite)
+        let record = StreamRecord<E>(
+            registry: registry, callSite: callSite, details: details(of: type, eventKey: eventKey, options: options),
+            buffer: buffer)
+        let subscription = register(record, receivingCurrent: receivingCurrent)
         return EventStream(buffer: buffer, subscription: subscription)
     }
 

@@ -116,7 +116,22 @@ struct WarningTests {
         #expect(leaks.map(\.count) == [4], "\(leaks)")
         #expect(leaks.first?.event == "Tick")
         for _ in 0..<4 { appear() }
-        #expect(log.of(.likelyLeak).map(\.count) == [4, 9])
+        #expect(log.of(.likelyLeak).map(\.count) == [4, 8])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test(
+        "the likely-leak warning fires past the threshold, then each time that count doubles",
+        arguments: [(3, [4, 8, 16, 32]), (10, [11, 22, 44, 88])])
+    func leakWarningsDoubleFromTheFirstWarnedCount(threshold: Int, expected: [Int]) {
+        let center = EventCenter()
+        let log = WarningLog()
+        log.attach(to: center)
+        center.diagnostics.leakThreshold = threshold
+        var subscriptions: [Subscription] = []
+        // One call site, so that every registration counts towards one source.
+        for _ in 0..<(expected.last! * 2 - 1) { subscriptions.append(center.listen(to: Tick.self) { _ in }) }
+        #expect(log.of(.likelyLeak).map(\.count) == expected)
         withExtendedLifetime(subscriptions) {}
     }
 
