@@ -25,13 +25,14 @@ struct RetryClaimTests {
 
     /// A consumer named `name` of group "c" whose listener fails on an event's first delivery.
     func consumer(
-        _ server: RedisServer, errors: ErrorLog, name: String, backoff: Duration
+        _ server: RedisServer, errors: ErrorLog, name: String, backoff: Duration,
+        claimMinimumIdle: Duration = Self.claimMinimumIdle
     ) async throws -> FailingConsumer {
         try await FailingConsumer(
             server, errors: errors, policy: .retry(maxDeliveries: 3, backoff: .constant(backoff)),
             configure: { configuration in
                 configuration.consumerName = name
-                configuration.claimMinimumIdle = Self.claimMinimumIdle
+                configuration.claimMinimumIdle = claimMinimumIdle
             }
         ) { _, count in count == 1 }
     }
@@ -65,6 +66,30 @@ struct RetryClaimTests {
         #expect(errors.all.isEmpty)
         await publisher.stop()
         await other.bridge.stop()
+        await holder.bridge.stop()
+    }
+
+    @Test("a claim pass that takes this consumer's own waiting entry leaves it waiting, its delivery count unchanged")
+    func ownClaimPassLeavesWaitingEntry() async throws {
+        let server = try RedisServer()
+        let errors = ErrorLog()
+        // Every pass claims whatever is pending at all, so it takes the waiting entry each time.
+        let backoff = Duration.milliseconds(600)
+        let holder = try await consumer(server, errors: errors, name: "c1", backoff: backoff, claimMinimumIdle: .zero)
+        let (center, publisher) = try await publisher(server, errors: errors)
+        center.dispatch(Sequenced(n: 1))
+        let admin = RedisClient(server.configuration)
+        #expect(await eventually { holder.deliveries.count == 2 })
+        #expect(try await eventually { try await pendingCount(admin, stream: Self.stream) == 0 })
+        let deliveries = holder.deliveries.values
+        #expect(deliveries.map(\.count) == [1, 2], "the passes' claims are not counted as deliveries")
+        if deliveries.count == 2 {
+            let wait = deliveries[1].at - deliveries[0].at
+            #expect(wait >= backoff, "retried \(wait) after the failed delivery")
+        }
+        #expect(holder.bridge.statistics.claimed == 0)
+        #expect(errors.all.isEmpty)
+        await publisher.stop()
         await holder.bridge.stop()
     }
 
