@@ -17,6 +17,9 @@ final class RetrySchedule: Sendable {
         /// Redis did): its idle time in Redis is at least the time since, the least idle time
         /// to claim it with, so that an entry another consumer took meanwhile is left with it.
         var touched: ContinuousClock.Instant
+        /// When to reset its idle time next: at once for a new retry (it was idle while its
+        /// listeners ran), then a keeping interval after each reset.
+        var keepBy: ContinuousClock.Instant
 
         /// The least idle time, in milliseconds, that the entry has in Redis at `now` if no
         /// other consumer took it since ``touched``.
@@ -25,10 +28,8 @@ final class RetrySchedule: Sendable {
             max(0, (now - touched).wholeMilliseconds - 1)
         }
 
-        /// Whether it must be touched again before it falls due, touched every `interval`.
-        func needsKeeping(every interval: Duration) -> Bool {
-            touched + interval < due
-        }
+        /// Whether it must be touched again before it falls due.
+        var needsKeeping: Bool { keepBy < due }
     }
 
     private let lock = Lock()
@@ -40,11 +41,9 @@ final class RetrySchedule: Sendable {
     /// When the next retry is due, if any.
     var nextDue: ContinuousClock.Instant? { lock.withLock { retries.lazy.map(\.due).min() } }
 
-    /// When the next retry that is not yet due must be touched, touched every `interval`.
-    func nextKeeping(every interval: Duration) -> ContinuousClock.Instant? {
-        lock.withLock {
-            retries.lazy.filter { $0.needsKeeping(every: interval) }.map { $0.touched + interval }.min()
-        }
+    /// When the next retry that is not yet due must be touched.
+    var nextKeeping: ContinuousClock.Instant? {
+        lock.withLock { retries.lazy.filter(\.needsKeeping).map(\.keepBy).min() }
     }
 
     func add(_ retry: Retry) {
@@ -56,17 +55,18 @@ final class RetrySchedule: Sendable {
         lock.withLock { retries.first { $0.id == id && $0.key == key } }
     }
 
-    /// The retries to touch at `now`, touched every `interval`, in the order they were
-    /// scheduled.
-    func toKeep(at now: ContinuousClock.Instant, every interval: Duration) -> [Retry] {
-        lock.withLock { retries.filter { $0.needsKeeping(every: interval) && $0.touched + interval <= now } }
+    /// The retries to touch at `now`, in the order they were scheduled.
+    func toKeep(at now: ContinuousClock.Instant) -> [Retry] {
+        lock.withLock { retries.filter { $0.needsKeeping && $0.keepBy <= now } }
     }
 
-    /// Notes that Redis reset the idle time of the entry `id` of stream `key` before `instant`.
-    func touch(key: String, id: String, at instant: ContinuousClock.Instant) {
+    /// Notes that Redis reset the idle time of the entry `id` of stream `key` before `instant`,
+    /// to be reset again `interval` later.
+    func touch(key: String, id: String, at instant: ContinuousClock.Instant, keepingEvery interval: Duration) {
         lock.withLock {
             for index in retries.indices where retries[index].id == id && retries[index].key == key {
                 retries[index].touched = instant
+                retries[index].keepBy = instant + interval
             }
         }
     }

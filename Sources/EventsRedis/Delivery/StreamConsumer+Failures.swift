@@ -129,7 +129,7 @@ extension StreamConsumer {
                 schedule.add(
                     RetrySchedule.Retry(
                         key: entry.key, id: entry.id, due: now + wait, deliveryCount: entry.deliveryCount,
-                        touched: now))
+                        touched: now, keepBy: now))
                 counters.retriesScheduled.increment()
                 // The entry's poison (the only dead letters of an entry that waits) is written
                 // when the entry is settled, with its acknowledgement: written now, every
@@ -235,11 +235,11 @@ extension StreamConsumer {
 
     // An entry waiting for its retry stays pending with this consumer, idle to Redis; once
     // idle for `claimMinimumIdle`, any consumer's claim pass (this one's included) would take
-    // it and deliver it before its backoff is over. So every `keepingInterval`, half of
-    // `claimMinimumIdle`, this consumer claims each waiting entry again to itself: with
-    // `JUSTID`, a claim resets the idle time without counting a delivery. A consumer that
-    // died, or cannot reach Redis, keeps nothing: its entries are claimed by the others after
-    // `claimMinimumIdle`, as before.
+    // it and deliver it before its backoff is over. So this consumer claims each waiting entry
+    // again to itself, at once when it is scheduled (it was idle while its listeners ran), then
+    // every `keepingInterval`, half of `claimMinimumIdle`: with `JUSTID`, a claim resets the
+    // idle time without counting a delivery. A consumer that died, or cannot reach Redis, keeps
+    // nothing: the others claim its entries after `claimMinimumIdle`.
 
     /// How often an entry waiting for a retry is touched (its idle time reset): half of
     /// ``RedisBridge/Configuration/claimMinimumIdle``, so that a claim pass never finds it idle
@@ -248,12 +248,13 @@ extension StreamConsumer {
         max(configuration.claimMinimumIdle / 2, .milliseconds(10))
     }
 
-    /// Resets the idle time of the waiting entries not touched for ``keepingInterval``. One
-    /// that another consumer took meanwhile (so less idle than since this consumer last
-    /// touched it), or that is no longer pending, is left alone and no longer waits here.
+    /// Resets the idle time of the waiting entries due to be touched: those just scheduled,
+    /// and those last touched ``keepingInterval`` ago. One that another consumer took meanwhile
+    /// (so less idle than since this consumer last touched it), or that is no longer pending, is
+    /// left alone and no longer waits here.
     func keepWaitingEntries() async throws(RedisError) {
         let now = ContinuousClock.now
-        let retries = schedule.toKeep(at: now, every: keepingInterval)
+        let retries = schedule.toKeep(at: now)
         guard !retries.isEmpty else { return }
         let replies = try await client.pipeline(
             retries.map { retry in
@@ -266,7 +267,7 @@ extension StreamConsumer {
         for (retry, reply) in zip(retries, replies) {
             if case .error(let text) = reply { throw RedisError.server(text) }
             if reply.array?.isEmpty == false {
-                schedule.touch(key: retry.key, id: retry.id, at: touched)
+                schedule.touch(key: retry.key, id: retry.id, at: touched, keepingEvery: keepingInterval)
             } else {
                 schedule.remove(key: retry.key, id: retry.id)
                 counters.pendingEntries.add(-1, ordering: .relaxed)
@@ -298,7 +299,7 @@ extension StreamConsumer {
         let touched = ContinuousClock.now
         for (retry, reply) in zip(waiting, replies) {
             if case .error(let text) = reply { throw RedisError.server(text) }
-            schedule.touch(key: retry.key, id: retry.id, at: touched)
+            schedule.touch(key: retry.key, id: retry.id, at: touched, keepingEvery: keepingInterval)
         }
         return others
     }

@@ -80,7 +80,7 @@ struct StreamConsumer: Sendable {
                     needsSetup = false
                     try await deliverOwnPending()
                 }
-                if let keeping = schedule.nextKeeping(every: keepingInterval), keeping <= .now {
+                if let keeping = schedule.nextKeeping, keeping <= .now {
                     // The entries waiting for a retry are touched before a claim pass could
                     // find them idle; what was read ahead is delivered first, its reply
                     // before theirs on the one connection.
@@ -153,7 +153,7 @@ struct StreamConsumer: Sendable {
     /// How long the next read may wait for new entries: the block time, or less when a retry
     /// falls due, or an entry waiting for one must be touched, before it ends.
     private func nextBlock() -> Duration {
-        let next = [schedule.nextDue, schedule.nextKeeping(every: keepingInterval)].compactMap { $0 }.min()
+        let next = [schedule.nextDue, schedule.nextKeeping].compactMap { $0 }.min()
         guard let next else { return configuration.readBlock }
         return max(.milliseconds(1), min(configuration.readBlock, next - .now))
     }
