@@ -140,6 +140,21 @@ extension RedisBridge {
         public var streamMaxLength: Int? = 100_000
         /// How long an entry must have been pending with another consumer of the group before
         /// this instance claims it (`XAUTOCLAIM`), assuming that consumer died.
+        ///
+        /// Rules:
+        /// - An entry delivered and not acknowledged (its consumer died, or is still handling
+        ///   it) is claimed once it has been idle this long, and delivered again at once.
+        /// - An entry whose listener failed and that waits for a retry (see
+        ///   ``FailurePolicy``) is never claimed from a consumer that runs and reaches Redis,
+        ///   however long its backoff: that consumer claims it again to itself every half of
+        ///   this time, which resets its idle time in Redis without counting a delivery, and
+        ///   delivers it once the backoff is over. From a consumer that died, or that cannot
+        ///   reach Redis for this long, it is claimed this long after that consumer last
+        ///   reached it, and delivered at once.
+        ///
+        /// Keep it well above the time a consumer may go without reaching Redis while it runs
+        /// (the longest a batch of listeners takes, plus ``readBlock``, plus the Redis
+        /// configuration's `replyTimeout`).
         public var claimMinimumIdle: Duration = .seconds(30)
         /// How often to look for stale entries to claim.
         public var claimInterval: Duration = .seconds(10)

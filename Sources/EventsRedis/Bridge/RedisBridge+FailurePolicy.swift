@@ -55,9 +55,13 @@ extension RedisBridge {
         public let initial: Duration
         /// What each wait is multiplied by for the next (at least 1).
         public let multiplier: Double
-        /// The longest wait. Keep it below ``RedisBridge/Configuration/claimMinimumIdle``:
-        /// an entry pending that long may be claimed by another consumer of the group, which
-        /// then delivers it without waiting out the backoff.
+        /// The longest wait. It may be longer than ``RedisBridge/Configuration/claimMinimumIdle``:
+        /// while a consumer runs and reaches Redis, no claim takes an entry that waits with it
+        /// for a retry, so that consumer delivers it again once the wait is over, not before
+        /// (unless its connection breaks meanwhile: setting up again, a consumer re-reads all
+        /// of its pending entries at once). Should the consumer die, or not reach Redis for
+        /// `claimMinimumIdle`, another consumer of the group claims the entry once it has been
+        /// idle that long, and delivers it then, without waiting out the rest of the wait.
         public let maximum: Duration
         /// How much each wait varies at random, as a fraction of it (0 to 1): 0.2 waits from 80%
         /// to 120% of it, so that events that failed together are not all retried at once.

@@ -124,7 +124,12 @@ extension StreamConsumer {
             let entry = settlement.entry
             if settlement.retry {
                 let wait = policy(for: entry.key).backoff.delay(afterDelivery: entry.deliveryCount)
-                schedule.add(RetrySchedule.Retry(key: entry.key, id: entry.id, due: .now + wait, wait: wait))
+                // Redis last reset its idle time when it delivered it, before now.
+                let now = ContinuousClock.now
+                schedule.add(
+                    RetrySchedule.Retry(
+                        key: entry.key, id: entry.id, due: now + wait, deliveryCount: entry.deliveryCount,
+                        touched: now, keepBy: now))
                 counters.retriesScheduled.increment()
                 // The entry's poison (the only dead letters of an entry that waits) is written
                 // when the entry is settled, with its acknowledgement: written now, every
@@ -198,15 +203,16 @@ extension StreamConsumer {
     /// Claims back the entries whose retry is due (they are still this consumer's, unless
     /// another one claimed them meanwhile), and delivers them again.
     func redeliverDue() async throws(RedisError) {
-        let due = schedule.takeDue(at: .now)
+        let now = ContinuousClock.now
+        let due = schedule.takeDue(at: now)
         guard !due.isEmpty else { return }
         var claimed: [Entry] = []
         var returned: Set<String> = []
         for retry in due {
-            let milliseconds = max(0, retry.wait.wholeMilliseconds - 1)
+            // At least as idle as since it was last touched, unless another consumer took it.
             let reply = try await client.send([
                 "XCLAIM", RedisArgument(retry.key), RedisArgument(group), RedisArgument(consumer),
-                RedisArgument(milliseconds), RedisArgument(retry.id),
+                RedisArgument(retry.idleMilliseconds(at: now)), RedisArgument(retry.id),
             ])
             guard let items = reply.array else {
                 throw RedisError.unexpectedReply(expected: "an XCLAIM reply", got: "\(reply)")
@@ -223,6 +229,79 @@ extension StreamConsumer {
         }
         counters.pendingEntries.add(-claimed.count, ordering: .relaxed)
         try await handle(try await withDeliveryCounts(claimed))
+    }
+
+    // MARK: - Keeping the entries that wait
+
+    // An entry waiting for its retry stays pending with this consumer, idle to Redis; once
+    // idle for `claimMinimumIdle`, any consumer's claim pass (this one's included) would take
+    // it and deliver it before its backoff is over. So this consumer claims each waiting entry
+    // again to itself, at once when it is scheduled (it was idle while its listeners ran), then
+    // every `keepingInterval`, half of `claimMinimumIdle`: with `JUSTID`, a claim resets the
+    // idle time without counting a delivery. A consumer that died, or cannot reach Redis, keeps
+    // nothing: the others claim its entries after `claimMinimumIdle`.
+
+    /// How often an entry waiting for a retry is touched (its idle time reset): half of
+    /// ``RedisBridge/Configuration/claimMinimumIdle``, so that a claim pass never finds it idle
+    /// for that long while this consumer runs.
+    var keepingInterval: Duration {
+        max(configuration.claimMinimumIdle / 2, .milliseconds(10))
+    }
+
+    /// Resets the idle time of the waiting entries due to be touched: those just scheduled,
+    /// and those last touched ``keepingInterval`` ago. One that another consumer took meanwhile
+    /// (so less idle than since this consumer last touched it), or that is no longer pending, is
+    /// left alone and no longer waits here.
+    func keepWaitingEntries() async throws(RedisError) {
+        let now = ContinuousClock.now
+        let retries = schedule.toKeep(at: now)
+        guard !retries.isEmpty else { return }
+        let replies = try await client.pipeline(
+            retries.map { retry in
+                [
+                    "XCLAIM", RedisArgument(retry.key), RedisArgument(group), RedisArgument(consumer),
+                    RedisArgument(retry.idleMilliseconds(at: now)), RedisArgument(retry.id), "JUSTID",
+                ]
+            })
+        let touched = ContinuousClock.now
+        for (retry, reply) in zip(retries, replies) {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+            if reply.array?.isEmpty == false {
+                schedule.touch(key: retry.key, id: retry.id, at: touched, keepingEvery: keepingInterval)
+            } else {
+                schedule.remove(key: retry.key, id: retry.id)
+                counters.pendingEntries.add(-1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// `entries` claimed by this consumer's own claim pass, without those waiting here for a
+    /// retry: those stay waiting, with the delivery count they had before the claim counted
+    /// one more (and their idle time reset).
+    func withoutWaiting(_ entries: [Entry]) async throws(RedisError) -> [Entry] {
+        var others: [Entry] = []
+        var waiting: [RetrySchedule.Retry] = []
+        for entry in entries {
+            if let retry = schedule.retry(key: entry.key, id: entry.id) {
+                waiting.append(retry)
+            } else {
+                others.append(entry)
+            }
+        }
+        guard !waiting.isEmpty else { return entries }
+        let replies = try await client.pipeline(
+            waiting.map { retry in
+                [
+                    "XCLAIM", RedisArgument(retry.key), RedisArgument(group), RedisArgument(consumer), "0",
+                    RedisArgument(retry.id), "RETRYCOUNT", RedisArgument(retry.deliveryCount), "JUSTID",
+                ]
+            })
+        let touched = ContinuousClock.now
+        for (retry, reply) in zip(waiting, replies) {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+            schedule.touch(key: retry.key, id: retry.id, at: touched, keepingEvery: keepingInterval)
+        }
+        return others
     }
 
     /// `entries` with the delivery counts Redis keeps for them (this delivery included), for

@@ -80,6 +80,15 @@ struct StreamConsumer: Sendable {
                     needsSetup = false
                     try await deliverOwnPending()
                 }
+                if let keeping = schedule.nextKeeping, keeping <= .now {
+                    // The entries waiting for a retry are touched before a claim pass could
+                    // find them idle; what was read ahead is delivered first, its reply
+                    // before theirs on the one connection.
+                    if let read = readAhead.take() {
+                        acknowledgements.merge(await deliver(try await read.entries()), uniquingKeysWith: +)
+                    }
+                    try await keepWaitingEntries()
+                }
                 if lastClaim.map({ ContinuousClock.now - $0 >= configuration.claimInterval }) ?? true {
                     // Unacknowledged, the entries read and delivered so far are pending for this
                     // consumer, and a claim pass takes back those idle long enough (a slow
@@ -142,10 +151,11 @@ struct StreamConsumer: Sendable {
     }
 
     /// How long the next read may wait for new entries: the block time, or less when a retry
-    /// falls due before it ends.
+    /// falls due, or an entry waiting for one must be touched, before it ends.
     private func nextBlock() -> Duration {
-        guard let due = schedule.nextDue else { return configuration.readBlock }
-        return max(.milliseconds(1), min(configuration.readBlock, due - .now))
+        let next = [schedule.nextDue, schedule.nextKeeping].compactMap { $0 }.min()
+        guard let next else { return configuration.readBlock }
+        return max(.milliseconds(1), min(configuration.readBlock, next - .now))
     }
 
     /// A read of new entries started ahead of its use, on a task of its own.
@@ -239,7 +249,9 @@ struct StreamConsumer: Sendable {
     }
 
     /// Claims and delivers entries other consumers of the group left pending for longer than
-    /// the configured idle time.
+    /// the configured idle time. This consumer's own entries waiting for a retry are touched
+    /// well before that; any the pass takes all the same (a `claimMinimumIdle` shorter than a
+    /// round trip) keep waiting, undelivered.
     func claimStaleEntries() async throws(RedisError) {
         let idleMilliseconds = configuration.claimMinimumIdle.wholeMilliseconds
         for key in keys {
@@ -253,7 +265,8 @@ struct StreamConsumer: Sendable {
                 guard let parts = reply.array, parts.count >= 2, let next = parts[0].string,
                     let claimed = parts[1].array
                 else { throw RedisError.unexpectedReply(expected: "an XAUTOCLAIM reply", got: "\(reply)") }
-                let entries = try claimed.map { item throws(RedisError) in try Self.entry(item, key: key) }
+                let entries = try await withoutWaiting(
+                    try claimed.map { item throws(RedisError) in try Self.entry(item, key: key) })
                 counters.claimed.increment(by: entries.count)
                 try await handle(try await withDeliveryCounts(entries))
                 cursor = next

@@ -14,11 +14,11 @@ struct ListenerBroke: Error, CustomStringConvertible {
 }
 
 /// A consumer of `Sequenced` on stream mode whose listener fails as `fails` says, recording
-/// each delivery's count.
+/// each delivery's count and when it came.
 struct FailingConsumer {
     let center = EventCenter()
     let bridge: RedisBridge
-    let deliveries = Log<(n: Int, count: Int)>()
+    let deliveries = Log<(n: Int, count: Int, at: ContinuousClock.Instant)>()
     let subscription: Subscription
 
     init(
@@ -34,7 +34,7 @@ struct FailingConsumer {
         center.errorHandler = { _ in }
         subscription = center.listen(to: Sequenced.self) { [deliveries] event, sender in
             let count = sender?.object(as: RemoteOrigin.self)?.deliveryCount ?? 0
-            deliveries.append((event.n, count))
+            deliveries.append((event.n, count, .now))
             if fails(event.n, count) { throw ListenerBroke(attempt: count) }
         }
         try bridge.carry(Sequenced.self, mode: .stream)
