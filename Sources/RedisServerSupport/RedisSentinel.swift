@@ -62,7 +62,7 @@ package final class RedisSentinel {
     deinit {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            waitForExit(of: process)
         }
         try? FileManager.default.removeItem(at: directory)
     }

@@ -189,13 +189,13 @@ package final class RedisServer {
 
     private func terminate(signal: Int32) {
         guard let process, process.isRunning else { return }
-        sendSignal(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.002)
+        let pid = process.processIdentifier
+        sendSignal(pid, signal)
+        waitForExit(of: process, within: 5)
+        if process.isRunning && !hasExited(pid) {
+            sendSignal(pid, SIGKILL)
+            waitForExit(of: process)
         }
-        if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 
     private func launch(port: Int) throws {
@@ -272,10 +272,37 @@ package final class RedisServer {
     }
 }
 
+/// Waits, at most `seconds`, until `process` has exited: Foundation saw it end, or it is gone or a
+/// zombie (exited, its status not yet collected, holding no port).
+///
+/// Not `Process.waitUntilExit()`: that waits for Foundation to see the exit, and when another
+/// waiter in the process (Swift Testing's exit-test monitor) takes the child's status first,
+/// Foundation never does and the wait never ends, blocking a thread of the concurrency pool for
+/// the rest of the run. A signalled process is gone within moments; the bound only keeps a stuck
+/// one from hanging the run.
+package func waitForExit(of process: Process, within seconds: TimeInterval = 10) {
+    let pid = process.processIdentifier
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && !hasExited(pid) && Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.002)
+    }
+}
+
+private func hasExited(_ pid: Int32) -> Bool {
+    if sendSignalZero(pid) != 0 { return true }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return false }
+    // The state follows the command name in parentheses: "1234 (redis-server) Z ...".
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+}
+
 #if canImport(Glibc)
     private func sendSignal(_ pid: Int32, _ signal: Int32) { _ = Glibc.kill(pid, signal) }
+    private func sendSignalZero(_ pid: Int32) -> Int32 { Glibc.kill(pid, 0) }
 #else
     private func sendSignal(_ pid: Int32, _ signal: Int32) { _ = Darwin.kill(pid, signal) }
+    private func sendSignalZero(_ pid: Int32) -> Int32 { Darwin.kill(pid, 0) }
 #endif
 
 /// The ports this process's servers hold, each by one server at a time.

@@ -48,7 +48,7 @@ final class PeerProcess {
     /// Kills the peer with SIGKILL, as a crash or the kernel's OOM killer would, and waits for it.
     func kill() {
         _ = sendSignal(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        waitForExit(of: process)
     }
 
     /// Asks the peer to stop its bridge cleanly and waits for it; returns its exit status (nil

@@ -152,7 +152,10 @@ struct IdleTests {
             while !stop.isSet, dispatched.value - ran.value < 100 { yieldThread() }
             ran.increment()
         }
-        let loading = Task.detached {
+        // A thread of its own: the load never suspends, and on a task it would hold a thread of
+        // the concurrency pool (two on a 2-core machine) for as long as it runs.
+        let loaded = Flag()
+        let loading = Thread {
             while !stop.isSet {
                 if dispatched.value - ran.value < 500 {
                     center.dispatch(Tick(n: dispatched.value))
@@ -161,7 +164,9 @@ struct IdleTests {
                     yieldThread()
                 }
             }
+            loaded.set()
         }
+        loading.start()
         _ = await eventually { ran.value >= 1_000 }
         let returned = Flag()
         let waiter = Task.detached {
@@ -170,7 +175,7 @@ struct IdleTests {
         }
         let returnedUnderLoad = await eventually { returned.isSet }
         stop.set()
-        await loading.value
+        #expect(await eventually { loaded.isSet })
         await waiter.value
         #expect(returnedUnderLoad, "idle() waited for deliveries queued after it began")
         withExtendedLifetime(subscription) {}
