@@ -73,11 +73,18 @@ let package = Package(
             swiftSettings: strictSettings),
         // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
-        .testTarget(name: "EventsTests", dependencies: ["Events", "EventsTesting"], swiftSettings: strictSettings),
+        // What the topology tests of Events and of EventsSVG share: sample topologies, hostile
+        // labels, an XML reader for the SVG. Not a product.
+        .target(
+            name: "TopologyTestSupport", dependencies: ["Events"], path: "Tests/TopologyTestSupport",
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventsTests", dependencies: ["Events", "EventsTesting", "TopologyTestSupport"],
+            swiftSettings: strictSettings),
         // Deprecations are errors here: the tests call `svg(title:)` with both modules imported,
         // and must get EventsSVG's picture, not the deprecated plain listing of Events.
         .testTarget(
-            name: "EventsSVGTests", dependencies: ["EventsSVG", "Events"],
+            name: "EventsSVGTests", dependencies: ["EventsSVG", "Events", "TopologyTestSupport"],
             swiftSettings: strictSettings + [.treatWarning("DeprecatedDeclaration", as: .error)]),
         .testTarget(
             name: "EventsTestingTests", dependencies: ["EventsTesting", "Events"], swiftSettings: strictSettings),

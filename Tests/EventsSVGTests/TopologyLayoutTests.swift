@@ -1,5 +1,6 @@
 import Events
 import Testing
+import TopologyTestSupport
 
 @testable import EventsSVG
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TopologyTestSupport
 
 @testable import Events
 
@@ -9,60 +10,6 @@ import Testing
 
 private typealias Node = EventTopology.Node
 private typealias Edge = EventTopology.Edge
-
-/// Labels that try to break out of every format: quotes, backslashes and Graphviz escapes, line
-/// breaks, markup, Mermaid arrows and brackets, entity look-alikes, control characters, an XML
-/// noncharacter, and non-ASCII text that must survive.
-private let hostileLabels = [
-    "He said \"hi\"", "back\\slash\\", "\\N and \\G", "two\nlines\r\nand\rreturns", "<script>alert(1)</script>",
-    "A --> B", "end]", "x\"]:::listener", "#quot; &amp; ;", "`code`", "tab\there", "nul\u{0}esc\u{1B}del\u{7F}",
-    "non\u{FFFE}char", "Ünïcödé 事件 🚀", "'single'", "{curly} |pipe|",
-]
-
-private func hostileTopology() -> EventTopology {
-    var nodes = [Node(id: "source \"1\"\\", kind: .dispatcher, label: "Sender \"one\"", detail: "line\nbreak")]
-    var edges: [Edge] = []
-    for (index, label) in hostileLabels.enumerated() {
-        let kind: Node.Kind = index % 2 == 0 ? .event : .listener
-        nodes.append(Node(id: "id \(index) \(label)", kind: kind, label: label, detail: index % 3 == 0 ? label : nil))
-        edges.append(Edge(from: nodes[index].id, to: "id \(index) \(label)", count: index))
-    }
-    return EventTopology(nodes: nodes, edges: edges)
-}
-
-/// The text content of an XML document, gathered while it is parsed.
-private final class XMLCollector: NSObject, XMLParserDelegate {
-    var elements: [String] = []
-    var titles: [String] = []
-    var texts: [String] = []
-    private var stack: [(name: String, text: String)] = []
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        elements.append(elementName)
-        stack.append((elementName, ""))
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if !stack.isEmpty { stack[stack.count - 1].text += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        guard let element = stack.popLast() else { return }
-        if element.name == "title" { titles.append(element.text) }
-        if element.name == "text" { texts.append(element.text) }
-    }
-
-    /// Parses `document`; nil when it is not well-formed XML.
-    static func parse(_ document: String) -> XMLCollector? {
-        let collector = XMLCollector()
-        let parser = XMLParser(data: Data(document.utf8))
-        parser.delegate = collector
-        return parser.parse() ? collector : nil
-    }
-}
 
 /// The strings between double quotes on a DOT line, unescaped as Graphviz reads a label (`\"` is
 /// a quote, `\\` a backslash, `\n` a line break); nil when a string is left open.

@@ -1,14 +1,14 @@
-import Events
+package import Events
 
 /// Topologies for the rendering tests: a hand-written app of about thirty nodes, and generated
 /// graphs of any size.
-enum TopologySamples {
-    typealias Node = EventTopology.Node
-    typealias Edge = EventTopology.Edge
+package enum TopologySamples {
+    package typealias Node = EventTopology.Node
+    package typealias Edge = EventTopology.Edge
 
     /// A shop app: views and services dispatch, events fan out to listeners, some listeners
     /// dispatch further events, and a sync loop closes a cycle.
-    static var shop: EventTopology {
+    package static var shop: EventTopology {
         let dispatchers = [
             "CartModel", "CheckoutViewController", "SyncService", "AppDelegate", "SettingsView.swift:88",
             "PushHandler",
@@ -53,7 +53,7 @@ enum TopologySamples {
     /// A random but reproducible topology of `size` nodes: a sixth dispatchers, a third events,
     /// the rest listeners; every event has listeners, some listeners dispatch again, and a few of
     /// those dispatches lead back to earlier events.
-    static func generated(size: Int, seed: UInt64 = 0x5EED) -> EventTopology {
+    package static func generated(size: Int, seed: UInt64 = 0x5EED) -> EventTopology {
         var state = seed
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
