@@ -74,7 +74,7 @@ struct BrokerCrashTests {
         try server.restart()
         publish((total * 7 / 10 + 1)...total)
         await publisher.flush()
-        #expect(await eventually(timeout: .seconds(20)) { Set(streamed.values).count == total })
+        #expect(await eventually { Set(streamed.values).count == total })
         // Redeliveries of the entries left pending at the crash must be suppressed.
         await waitToShowNothingArrives(for: .milliseconds(500))
 

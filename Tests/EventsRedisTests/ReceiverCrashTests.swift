@@ -76,7 +76,7 @@ struct ReceiverCrashTests {
         publish((total * 2 / 3 + 1)...total)
         #expect(await publisher.flush(timeout: .seconds(15)))
         #expect(
-            await eventually(timeout: .seconds(30)) {
+            await eventually {
                 Set(PeerOutput(file: output).deliveries.map(\.n)) == Set(1...total)
             })
         // Redis hands the restarted consumer an event it already handled (as a publisher's

@@ -88,7 +88,7 @@ struct RedisBridgeTests {
         workerCenter.dispatch(ShipmentSent(orderID: "W-1"))  // stays in the worker
         shopCenter.dispatch(ShipmentSent(orderID: "S-1"))
         await shop.flush()
-        #expect(await eventually(timeout: .seconds(20)) { atWorker.values == ["W-1", "S-1"] })
+        #expect(await eventually { atWorker.values == ["W-1", "S-1"] })
 
         await waitToShowNothingArrives()
         #expect(atShop.values == ["S-1"], "the shop receives nothing")
@@ -553,9 +553,9 @@ struct RedisBridgeTests {
         // The reader notices the lost group on its next read and backs off before re-creating
         // it: well under a second alone, but 2 s ran out once in eight sanitizer runs of the
         // whole suite. The wait ends as soon as the events are there.
-        #expect(await eventually(timeout: .seconds(10)) { received.values == [1] })
+        #expect(await eventually { received.values == [1] })
         _ = try await client.send("XADD", RedisArgument(stream), "*", "event", event(2))
-        #expect(await eventually(timeout: .seconds(10)) { received.values == [1, 2] })
+        #expect(await eventually { received.values == [1, 2] })
         #expect(errors.all.contains(.consumerGroupLost(stream: stream, group: "c")), "the loss is reported")
         #expect(consumer.statistics.consumerGroupsLost == 1)
         withExtendedLifetime(listener) {}
@@ -735,7 +735,7 @@ struct RedisBridgeTests {
         _ = try await admin.send("ACL", "SETUSER", "bridge", ">first")
         func event(_ n: Int) -> RedisArgument { foreignMessage(type: PubSubSequenced.wireName, n: n) }
         var n = 1
-        let arrived = await eventually(timeout: .seconds(10)) {
+        let arrived = await eventually {
             _ = try? await admin.send("PUBLISH", RedisArgument(channel), event(n))
             n += 1
             return received.count > 0

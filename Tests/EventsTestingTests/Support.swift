@@ -20,7 +20,7 @@ func message(of issue: Issue) -> String {
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held. For a step that
 /// happens on another task and gives nothing to await (a timer task ending after its cancel).
-func eventually(timeout: Duration = .seconds(15), _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -74,7 +74,7 @@ func storedRecords<E: Event>(_ center: EventCenter, _ type: E.Type) -> Int {
 /// condition holds, so it is generous (the sanitizer runs on 2 cores are many times slower).
 /// The Redis tests have the same helper: a shared home would need a target both depend on.
 func eventually(
-    timeout: Duration = .seconds(15), _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

@@ -45,6 +45,6 @@ package final class SentinelTopology {
     /// Kills the master (SIGKILL) and waits until the sentinel names the replica instead.
     package func killMasterAndWaitForFailover() async -> Bool {
         master.kill()
-        return await eventually(timeout: .seconds(30)) { self.sentinel.masterPort() == self.replica.port }
+        return await eventually { self.sentinel.masterPort() == self.replica.port }
     }
 }

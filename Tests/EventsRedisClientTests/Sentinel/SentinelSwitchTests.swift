@@ -20,7 +20,7 @@ struct SentinelSwitchTests {
         defer { sentinel.close() }
         let reply = try await sentinel.send("SENTINEL", "FAILOVER", RedisArgument(topology.sentinel.masterName))
         guard reply.string == "OK" else { return false }
-        return await eventually(timeout: .seconds(30)) { topology.sentinel.masterPort() == topology.replica.port }
+        return await eventually { topology.sentinel.masterPort() == topology.replica.port }
     }
 
     @Test("after +switch-master an idle client's next write goes to the new master, not refused by the old one")

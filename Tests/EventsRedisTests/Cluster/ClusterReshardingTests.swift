@@ -55,7 +55,7 @@ private struct BusyStream {
     /// Waits for `mustArrive`, then counts and prints what arrived of `1...total`.
     func settle(total: Int, mustArrive: Set<Int>, label: String) async -> (lost: Set<Int>, duplicated: Int) {
         #expect(await publisher.flush(timeout: .seconds(30)))
-        #expect(await eventually(timeout: .seconds(20)) { Set(received.values).isSuperset(of: mustArrive) })
+        #expect(await eventually { Set(received.values).isSuperset(of: mustArrive) })
         let delivered = Set(received.values)
         let lost = Set(1...total).subtracting(delivered)
         let duplicated = received.count - delivered.count

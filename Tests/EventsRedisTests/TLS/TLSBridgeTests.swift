@@ -20,7 +20,7 @@ struct TLSBridgeTests {
         server.stop()
         try server.restart()
         pair.publish(51...100)
-        #expect(await eventually(timeout: .seconds(20)) { Set(pair.received.values) == Set(1...100) })
+        #expect(await eventually { Set(pair.received.values) == Set(1...100) })
         #expect(pair.received.count == 100, "no event twice")
         await pair.stop()
     }
@@ -54,7 +54,7 @@ struct TLSBridgeTests {
         try server.restart()
         let before = received.count
         #expect(
-            await eventually(timeout: .seconds(20)) {
+            await eventually {
                 n += 1
                 sending.dispatch(PubSubSequenced(n: n))
                 return received.count > before

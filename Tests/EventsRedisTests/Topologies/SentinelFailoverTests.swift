@@ -91,7 +91,7 @@ struct SentinelFailoverTests {
         // The stream holds what survived of the first half ahead of the second half, and one
         // consumer reads it in order: once the second half is in, nothing else can come.
         let secondHalf = Set((total / 2 + 1)...total)
-        #expect(await eventually(timeout: .seconds(20)) { Set(received.values).isSuperset(of: secondHalf) })
+        #expect(await eventually { Set(received.values).isSuperset(of: secondHalf) })
 
         let delivered = Set(received.values)
         let lost = everyone.subtracting(delivered)
