@@ -54,6 +54,12 @@ extension RedisBridge {
         public var redelivered = 0
         /// Stream events, or messages that could not be delivered at all, moved to a
         /// dead-letter stream (each then acknowledged on its own stream).
+        ///
+        /// Counts the letters written. On a single server or with Sentinel the letter and the
+        /// acknowledgement go in one transaction; on a cluster they sit on different shards, so
+        /// the letter is written first: if the acknowledgement then fails, the letter is counted,
+        /// the failure is reported, and the entry, still pending, is dead-lettered (and counted)
+        /// again when it is next delivered. A dead letter can be written twice there, never lost.
         public var deadLettered = 0
         /// Deliveries of stream events whose listeners failed and that stay pending to be
         /// delivered again after a backoff.

@@ -166,8 +166,11 @@ extension StreamConsumer {
                 for reply in replies.last?.array ?? [] {
                     if case .error(let text) = reply { throw RedisError.server(text) }
                 }
-                if let then = write.then { try await client.send(then) }
+                // Counted once written, before a separate acknowledgement can fail: the count
+                // says how many letters the stream holds, and a failed acknowledgement leaves
+                // the entry pending, to be dead-lettered (and counted) again.
                 counters.deadLettered.increment(by: write.letters)
+                if let then = write.then { try await client.send(then) }
                 if write.acknowledges { counters.pendingEntries.add(-1, ordering: .relaxed) }
             } catch {
                 // Left pending: delivered again after a restart or a claim, and then dead-lettered.

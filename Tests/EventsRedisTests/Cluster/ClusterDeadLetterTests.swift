@@ -52,5 +52,42 @@ extension ClusterTopologyTests {
             await publisher.stop()
             await consumer.stop()
         }
+
+        @Test("a dead letter written whose acknowledgement then fails is counted, reported and left pending")
+        func deadLetterWrittenButNotAcknowledged() async throws {
+            let cluster = try RedisCluster(masters: 3)
+            let prefix = try cluster.prefixSpreading([Sequenced.wireName, Sequenced.wireName + ":dead"])
+            let stream = prefix + Sequenced.wireName
+            let errors = ErrorLog()
+            let consumerCenter = EventCenter()
+            consumerCenter.errorHandler = { _ in }
+            let listener = consumerCenter.listen(to: Sequenced.self) { _ in throw ListenerBroke(attempt: 1) }
+            var configuration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
+            configuration.failurePolicy = .retry(maxDeliveries: 1)
+            let consumer = RedisBridge(center: consumerCenter, configuration: configuration)
+            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
+            try await consumer.start()
+            let center = EventCenter()
+            let publisher = RedisBridge(
+                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
+            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+            try await publisher.start()
+            // Every master refuses XACK from now on: the letter goes to its shard, the
+            // acknowledgement on the stream's shard fails after it.
+            for master in cluster.masters { try cluster.command(on: master, ["ACL", "SETUSER", "default", "-xack"]) }
+
+            center.dispatch(Sequenced(n: 7))
+            #expect(try await eventually { try await consumer.deadLetters(of: Sequenced.self).count == 1 })
+            #expect(await eventually { errors.all.contains { $0.code == .redis } }, "the failed acknowledgement is reported")
+            #expect(consumer.statistics.deadLettered == 1, "the letter Redis holds is counted")
+            let admin = RedisClient(cluster.clientConfiguration)
+            defer { admin.close() }
+            #expect(try await pendingCount(admin, stream: stream) == 1, "the entry stays pending, to be settled again")
+
+            for master in cluster.masters { try cluster.command(on: master, ["ACL", "SETUSER", "default", "+xack"]) }
+            withExtendedLifetime(listener) {}
+            await publisher.stop()
+            await consumer.stop()
+        }
     }
 }
