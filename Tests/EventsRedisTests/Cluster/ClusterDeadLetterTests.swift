@@ -79,7 +79,8 @@ extension ClusterTopologyTests {
             center.dispatch(Sequenced(n: 7))
             #expect(try await eventually { try await consumer.deadLetters(of: Sequenced.self).count == 1 })
             #expect(
-                await eventually { errors.all.contains { $0.code == .redis } }, "the failed acknowledgement is reported")
+                await eventually { errors.all.contains { $0.code == .redis } }, "the failed acknowledgement is reported"
+            )
             #expect(consumer.statistics.deadLettered == 1, "the letter Redis holds is counted")
             let admin = RedisClient(cluster.clientConfiguration)
             defer { admin.close() }
