@@ -172,6 +172,12 @@ package final class RedisCluster {
                 let port = master[1].int
             else { continue }
             if let node = nodes.first(where: { $0.port == port }) { return node }
+            // A node that announces another port (one behind a proxy) is known by its id.
+            if master.count >= 3, let id = master[2].string,
+                let node = nodes.first(where: { (try? nodeID(of: $0)) == id })
+            {
+                return node
+            }
         }
         throw RedisServer.Failure(description: "no node owns slot \(slot)")
     }

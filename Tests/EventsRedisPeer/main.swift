@@ -1,12 +1,7 @@
 import Events
 import EventsRedis
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import RedisTestSupport
 
 // A receiving process for the Redis tests that kill one with SIGKILL mid-stream and start it
 // again (Tests/EventsRedisTests/ReceiverCrashTests.swift). Not a product: the tests find it
@@ -33,34 +28,9 @@ struct Sequenced: RemoteEvent {
     let n: Int
 }
 
-/// Appends lines to a file with one `write` each.
-struct LineWriter: Sendable {
-    let descriptor: Int32
-
-    init?(path: String) {
-        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        guard descriptor >= 0 else { return nil }
-    }
-
-    func write(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-    }
-}
-
-#if canImport(Glibc)
-    private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        Glibc.write(descriptor, bytes, count)
-    }
-#else
-    private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        Darwin.write(descriptor, bytes, count)
-    }
-#endif
-
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let redis = try? RedisConfiguration(url: arguments[1]),
-    let output = LineWriter(path: arguments[4]), let holdAt = Int(arguments[6])
+    let output = LineFile(path: arguments[4]), let holdAt = Int(arguments[6])
 else {
     FileHandle.standardError.write(Data("usage: events-redis-peer URL CONSUMER PREFIX FILE LIFE HOLD_AT\n".utf8))
     exit(2)
@@ -92,12 +62,7 @@ do {
 }
 output.write("ready \(life)")
 
-await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-    Thread.detachNewThread {
-        while let line = readLine(), line != "stop" {}
-        continuation.resume()
-    }
-}
+await waitForStopOnStandardInput()
 await bridge.stop()
 let statistics = bridge.statistics
 output.write("stats \(life) delivered=\(statistics.delivered) suppressed=\(statistics.duplicatesSuppressed)")

@@ -15,6 +15,7 @@ import RedisServerSupport
 /// let proxy = try FaultProxy(upstreamPort: server.port)
 /// configuration.redis.port = proxy.port
 /// proxy.mode = .blackHole     // every connection, open or new, goes silent both ways
+/// proxy.mode = .slow(.milliseconds(50))  // every read is held back 50 ms
 /// proxy.mode = .forward       // and comes back
 /// proxy.resetConnections()    // every open connection is reset (RST); new ones work
 /// ```
@@ -32,6 +33,8 @@ package final class FaultProxy: Sendable {
         /// Bytes are read and thrown away both ways: the connections stay open and silent (a
         /// network partition that drops packets).
         case blackHole
+        /// Bytes go through both ways, each read held back `delay` first (a slow, distant link).
+        case slow(Duration)
     }
 
     private struct State {
@@ -159,7 +162,14 @@ package final class FaultProxy: Sendable {
                 let to = index == 0 ? upstream : client
                 let count = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return }
-                if mode == .forward { TestSocket.writeAll(to, Array(buffer[..<count])) }
+                switch mode {
+                case .forward: TestSocket.writeAll(to, Array(buffer[..<count]))
+                case .slow(let delay):
+                    let (seconds, attoseconds) = delay.components
+                    Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) * 1e-18)
+                    TestSocket.writeAll(to, Array(buffer[..<count]))
+                case .stall, .blackHole: break
+                }
             }
         }
     }
