@@ -69,10 +69,18 @@ let package = Package(
         // A receiving process that the Redis tests kill (SIGKILL) mid-stream and start again; they
         // find it beside their own executable. Not a product.
         .executableTarget(
-            name: "events-redis-peer", dependencies: ["Events", "EventsRedis"], path: "Tests/EventsRedisPeer",
+            name: "events-redis-peer", dependencies: ["Events", "EventsRedis", "RedisTestSupport"], path: "Tests/EventsRedisPeer",
             swiftSettings: strictSettings),
         // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),
+        // The fault campaign: random fault schedules over real Redis processes and a checker of
+        // the history (scripts/fault-campaign.sh; a short run is a test in FaultCampaignTests).
+        .target(
+            name: "FaultCampaign", dependencies: ["Events", "EventsRedis", "RedisServerSupport", "RedisTestSupport"],
+            path: "Tests/FaultCampaign", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "events-fault-campaign", dependencies: ["FaultCampaign"], path: "Tests/FaultCampaignTool",
+            swiftSettings: strictSettings),
         // What the topology tests of Events and of EventsSVG share: sample topologies, hostile
         // labels, an XML reader for the SVG. Not a product.
         .target(
@@ -96,6 +104,9 @@ let package = Package(
         .testTarget(
             name: "EventsRedisClientTests",
             dependencies: ["EventsRedisClient", "EventsRedisTLS", "RedisServerSupport", "RedisTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultCampaignTests", dependencies: ["FaultCampaign", "RedisServerSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EventsRedisTests",

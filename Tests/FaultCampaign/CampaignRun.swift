@@ -1,0 +1,120 @@
+import Events
+import EventsRedis
+package import Foundation
+import RedisServerSupport
+
+/// One schedule over one topology: publishers and consumers run while the nemesis plays the
+/// schedule's faults; then everything heals, the consumers catch up and stop, and the checker
+/// reads the history.
+package struct CampaignRun: Sendable {
+    package struct Result: Sendable {
+        package var history: History
+        /// The broken promises the guarantee does not allow: a run passes without any.
+        package var violations: [Checker.Violation]
+        /// What the guarantee allows after a failover, seen in this run.
+        package var allowed: [Checker.Violation]
+        package var faults: [FaultKind: Int]
+        package var schedule: Schedule
+        /// Consumer lives and the publisher's reports that show a fault was noticed.
+        package var errorsReported: Int
+        /// Whether, once healed, every group read and settled every entry within the bound;
+        /// a run that did not is a failure of its own (the checks then show what was left).
+        package var settled: Bool
+
+        /// How to run this schedule again.
+        package var rerun: String {
+            "scripts/fault-campaign.sh --topology \(history.topology) --seed \(history.seed)"
+        }
+    }
+
+    package var topology: Topology
+    package var seed: UInt64
+    /// How long the publisher dispatches while faults come.
+    package var length: Duration = .seconds(6)
+    /// The campaign executable, run in its consumer mode.
+    package var executable: URL
+
+    package init(topology: Topology, seed: UInt64, length: Duration = .seconds(6), executable: URL) {
+        self.topology = topology
+        self.seed = seed
+        self.length = length
+        self.executable = executable
+    }
+
+    package func run() async throws -> Result {
+        let schedule = Schedule(seed: seed, topology: topology, length: length)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("events-fault-campaign-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let deployment = try await Deployment(topology)
+        let consumers = [("a", "a1"), ("a", "a2"), ("b", "b1")].map { group, name in
+            ConsumerProcess(
+                group: group, name: name, executable: executable, spec: deployment.spec, directory: directory,
+                seed: seed)
+        }
+        defer { for consumer in consumers { consumer.kill() } }
+        for consumer in consumers { try await blocking { try consumer.start() } }
+
+        let publisher = Publisher(topology: topology, spec: deployment.spec, seed: seed)
+        try await publisher.start()
+        let deadline = ContinuousClock.now + length
+        async let published: Void = publisher.dispatch(until: deadline)
+        let nemesis = Nemesis(deployment: deployment, consumers: consumers)
+        let (faultLines, counts) = try await blocking { nemesis.play(schedule, until: deadline) }
+        await published
+
+        // Heal, then let everything settle before reading the history.
+        try await blocking {
+            try deployment.heal()
+            for consumer in consumers {
+                consumer.resume()
+                if !consumer.isRunning { try consumer.start() }
+            }
+        }
+        await publisher.confirmEverything(within: .seconds(30))
+        let client = deployment.client
+        defer { client.close() }
+        let settled = await Quiescence.wait(client, groups: ["a", "b"], within: .seconds(60))
+        for consumer in consumers { await blocking { consumer.stop() } }
+
+        var history = History(seed: seed, topology: topology)
+        history.groups = ["a", "b"]
+        history.faults = faultLines
+        history.failedOver = (counts[.failover] ?? 0) + (counts[.killRedis] ?? 0) > 0
+        publisher.record(into: &history)
+        history.deadLetters = try await publisher.deadLetters()
+        history.finalStreams = try await FinalState.streams(client)
+        await publisher.stop()
+        var errors = publisher.errorsReported
+        for consumer in consumers {
+            for (life, text) in consumer.logs() {
+                errors += ConsumerLog.read(text, life: life, group: consumer.group, into: &history)
+            }
+        }
+        let found = Checker.check(history)
+        return Result(
+            history: history, violations: found.filter { !$0.allowed }, allowed: found.filter(\.allowed),
+            faults: counts, schedule: schedule, errorsReported: errors, settled: settled)
+    }
+}
+
+/// Runs `body` on a thread of its own, for work that blocks (starting and killing processes),
+/// so that it holds none of the concurrency pool's few threads.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }
+    }
+}
+
+func blocking(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            body()
+            continuation.resume()
+        }
+    }
+}

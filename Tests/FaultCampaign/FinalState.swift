@@ -1,0 +1,114 @@
+import EventsRedisClient
+import Foundation
+
+/// What Redis holds at the end of a run.
+enum FinalState {
+    /// How many entries of each order the partition streams hold.
+    static func streams(_ client: RedisClient) async throws -> [CampaignOrder: Int] {
+        var counts: [CampaignOrder: Int] = [:]
+        for key in CampaignRules.streamKeys {
+            let reply = try await client.send("XRANGE", RedisArgument(key), "-", "+")
+            for entry in reply.array ?? [] {
+                guard let parts = entry.array, parts.count == 2, let fields = parts[1].array else { continue }
+                var index = 0
+                while index + 1 < fields.count {
+                    if fields[index].string == "event", let bytes = fields[index + 1].bytes,
+                        let order = order(inEventJSON: bytes)
+                    {
+                        counts[order, default: 0] += 1
+                    }
+                    index += 2
+                }
+            }
+        }
+        return counts
+    }
+
+    /// The order in a CloudEvent's JSON, from its `data`.
+    static func order(inEventJSON bytes: [UInt8]) -> CampaignOrder? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let data = object["data"] as? [String: Any], let key = data["key"] as? String,
+            let seq = data["seq"] as? Int
+        else { return nil }
+        return CampaignOrder(key: key, seq: seq)
+    }
+}
+
+/// Waits until every group has read every entry of every partition and has none pending.
+enum Quiescence {
+    static func wait(_ client: RedisClient, groups: [String], within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var calmChecks = 0
+        while ContinuousClock.now < deadline {
+            if await isSettled(client, groups: groups) {
+                // Twice in a row: a retry between two reads of XINFO could hide behind one.
+                calmChecks += 1
+                if calmChecks == 3 { return true }
+            } else {
+                calmChecks = 0
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    private static func isSettled(_ client: RedisClient, groups: [String]) async -> Bool {
+        for key in CampaignRules.streamKeys {
+            guard let reply = try? await client.send("XINFO", "GROUPS", RedisArgument(key)), let list = reply.array
+            else { return false }
+            var seen: Set<String> = []
+            for group in list {
+                let fields = group.array ?? []
+                var info: [String: RESPValue] = [:]
+                var index = 0
+                while index + 1 < fields.count {
+                    if let name = fields[index].string { info[name] = fields[index + 1] }
+                    index += 2
+                }
+                guard let name = info["name"]?.string else { continue }
+                seen.insert(name)
+                if info["pending"]?.int != 0 { return false }
+                // `lag` is nil when Redis cannot tell; then compare the last ids.
+                if let lag = info["lag"]?.int, lag != 0 { return false }
+            }
+            if !Set(groups).isSubset(of: seen) { return false }
+        }
+        return true
+    }
+}
+
+/// Reads a consumer life's log file into the history; returns how many errors it reported.
+enum ConsumerLog {
+    static func read(_ text: String, life: String, group: String, into history: inout History) -> Int {
+        var errors = 0
+        var redisErrors = 0
+        var statistics: History.Life.Statistics?
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            switch words.first {
+            case "delivery" where words.count == 5:
+                guard let seq = Int(words[2]), let count = Int(words[3]) else { continue }
+                history.deliveries.append(
+                    .init(
+                        life: life, group: group, order: CampaignOrder(key: words[1], seq: seq), deliveryCount: count,
+                        succeeded: words[4] == "ok"))
+            case "tick" where words.count == 2:
+                if let seq = Int(words[1]) { history.ticks.append(.init(life: life, seq: seq)) }
+            case "error":
+                errors += 1
+                redisErrors += 1
+            case "stats":
+                var values: [String: Int] = [:]
+                for word in words.dropFirst() {
+                    let pair = word.split(separator: "=")
+                    if pair.count == 2, let value = Int(pair[1]) { values[String(pair[0])] = value }
+                }
+                statistics = .init(delivered: values["delivered"] ?? -1, deadLettered: values["deadLettered"] ?? -1)
+            default:
+                continue
+            }
+        }
+        history.lives.append(.init(life: life, group: group, statistics: statistics, redisErrors: redisErrors))
+        return errors
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import RedisTestSupport
+
+/// Plays a ``Schedule``'s faults on a deployment and its consumers, one after the other, on
+/// the calling thread (they block while processes stop and start).
+struct Nemesis: Sendable {
+    let deployment: Deployment
+    let consumers: [ConsumerProcess]
+
+    /// Plays the steps that begin before `deadline`; returns one line per fault and the
+    /// count of each kind played.
+    func play(_ schedule: Schedule, until deadline: ContinuousClock.Instant) -> ([String], [FaultKind: Int]) {
+        var lines: [String] = []
+        var counts: [FaultKind: Int] = [:]
+        for step in schedule.steps {
+            Thread.sleep(forTimeInterval: seconds(step.after))
+            guard ContinuousClock.now < deadline else { break }
+            // A fault Redis refuses now (a failover already under way) is recorded, not played.
+            do {
+                lines.append(try perform(step))
+                counts[step.kind, default: 0] += 1
+            } catch {
+                lines.append("\(step.kind.rawValue) not played: \(error)")
+            }
+        }
+        return (lines, counts)
+    }
+
+    private func perform(_ step: Schedule.Step) throws -> String {
+        let consumer = consumers[step.target % consumers.count]
+        switch step.kind {
+        case .killRedis:
+            return try deployment.killRedis(downFor: step.duration, choosing: step.target)
+        case .failover:
+            return try deployment.failover(choosing: step.target)
+        case .migrateSlot:
+            return try deployment.migrateSlot(choosing: step.target)
+        case .killConsumer:
+            consumer.kill()
+            Thread.sleep(forTimeInterval: seconds(step.duration))
+            try consumer.start()
+            return "killed consumer \(consumer.group)/\(consumer.name), restarted"
+        case .pauseConsumer:
+            // Past the claim idle time, so that another consumer of the group claims its entries.
+            consumer.pause()
+            Thread.sleep(forTimeInterval: 2 + seconds(step.duration))
+            consumer.resume()
+            return "paused consumer \(consumer.group)/\(consumer.name)"
+        case .stall:
+            return deployment.network(.stall, for: step.duration)
+        case .slow:
+            return deployment.network(.slow(.milliseconds(20)), for: step.duration)
+        case .blackHole:
+            return deployment.network(.blackHole, for: step.duration)
+        case .reset:
+            return deployment.resetConnections()
+        }
+    }
+}

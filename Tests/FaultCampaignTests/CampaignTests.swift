@@ -1,0 +1,45 @@
+import FaultCampaign
+import Foundation
+import RedisServerSupport
+import Testing
+
+/// A short campaign: fixed seeds per topology, so that a run in CI is reproducible; the long,
+/// random campaign is `scripts/fault-campaign.sh`.
+@Suite(
+    "Fault campaign", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)),
+    .serialized)
+struct CampaignTests {
+    /// The campaign executable, built beside the test executable by `swift build --build-tests`.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("events-fault-campaign")
+    }
+
+    static let schedules: [(Topology, UInt64)] = [
+        (.single, 1001), (.single, 1002), (.sentinel, 2002), (.sentinel, 2003), (.cluster, 3001), (.cluster, 3002),
+    ]
+
+    @Test(
+        "a random fault schedule breaks none of the bridge's promises", .timeLimit(.minutes(5)),
+        arguments: schedules.map { "\($0.0) \($0.1)" })
+    func scheduleKeepsPromises(_ name: String) async throws {
+        let (topology, seed) = try #require(Self.schedules.first { "\($0.0) \($0.1)" == name })
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.executable.path),
+            "build with `swift build --build-tests` first")
+        let result = try await CampaignRun(
+            topology: topology, seed: seed, length: .seconds(5), executable: Self.executable
+        ).run()
+        print(
+            "fault campaign \(topology) seed \(seed): \(result.history.dispatched.count) events, "
+                + "\(result.history.deliveries.count) deliveries, \(result.history.deadLetters.count) dead letters, "
+                + "faults: \(result.history.faults.joined(separator: "; "))")
+        #expect(
+            result.violations.isEmpty,
+            "\(result.violations.prefix(10).map(\.description).joined(separator: "\n")) — \(result.rerun)")
+        #expect(result.settled, "every entry settled once the faults were healed — \(result.rerun)")
+        #expect(!result.history.faults.isEmpty, "the nemesis played faults")
+        #expect(result.history.confirmed.count > 100, "the publisher had events confirmed")
+        #expect(result.history.deadLetters.count > 0, "poison events ended as dead letters")
+    }
+}
