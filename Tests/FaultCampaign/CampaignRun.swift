@@ -49,6 +49,7 @@ package struct CampaignRun: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let deployment = try await Deployment(topology)
+        deployment.noteRoles()
         let consumers = [("a", "a1"), ("a", "a2"), ("b", "b1")].map { group, name in
             ConsumerProcess(
                 group: group, name: name, executable: executable, spec: deployment.spec, directory: directory,
@@ -82,7 +83,7 @@ package struct CampaignRun: Sendable {
         var history = History(seed: seed, topology: topology)
         history.groups = ["a", "b"]
         history.faults = faultLines
-        history.failedOver = (counts[.failover] ?? 0) + (counts[.killRedis] ?? 0) > 0
+        history.failedOver = deployment.roleChanges > 0
         publisher.record(into: &history)
         history.deadLetters = try await publisher.deadLetters()
         history.finalStreams = try await FinalState.streams(client)

@@ -18,6 +18,11 @@ package final class Deployment: @unchecked Sendable {
     private let sentinel: RedisSentinel?
     private let cluster: RedisCluster?
     private static let masterName = "events"
+    /// The nodes that answered as masters when last looked at, and how often that changed.
+    private var masters: Set<Int> = []
+    /// How many times the masters were seen to change: failovers the nemesis asked for, and
+    /// those Sentinel or the cluster started by themselves when the network hid a master.
+    package private(set) var roleChanges = 0
 
     package init(_ topology: Topology) async throws {
         self.topology = topology
@@ -56,6 +61,13 @@ package final class Deployment: @unchecked Sendable {
             for (server, proxy) in zip(servers, proxies) { try Self.announce(server, proxy, topology) }
             try cluster.waitUntilHealthy()
         }
+    }
+
+    /// Looks at which nodes are masters now and counts a change since the last look.
+    package func noteRoles() {
+        let now = Set(servers.indices.filter { isMaster(servers[$0]) })
+        if !masters.isEmpty, !now.isEmpty, now != masters { roleChanges += 1 }
+        if !now.isEmpty { masters = now }
     }
 
     /// Makes `server` name its proxy's port to clients and to Sentinel.
@@ -170,6 +182,11 @@ package final class Deployment: @unchecked Sendable {
     package func heal() throws {
         for proxy in proxies { proxy.mode = .forward }
         if let cluster { try cluster.waitUntilHealthy(timeout: .seconds(30)) }
+        if topology == .sentinel {
+            // A failover the network started may still be under way: let it end.
+            Thread.sleep(forTimeInterval: 2)
+        }
+        noteRoles()
     }
 
     /// A client straight to the data (through the proxies), for reading the streams at the end.

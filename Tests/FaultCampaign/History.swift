@@ -87,8 +87,9 @@ package struct History: Sendable {
     package var groups: [String] = []
     /// What the nemesis did, in order, as one line each.
     package var faults: [String] = []
-    /// Whether a master's role moved to a replica during the run (a failover, or a killed
-    /// master whose replica was promoted).
+    /// Whether a master's role moved to a replica during the run (a failover asked for, a
+    /// killed master whose replica was promoted, or one Sentinel started when the network hid
+    /// the master).
     package var failedOver = false
 
     package init(seed: UInt64, topology: Topology) {

@@ -22,6 +22,7 @@ struct Nemesis: Sendable {
             } catch {
                 lines.append("\(step.kind.rawValue) not played: \(error)")
             }
+            deployment.noteRoles()
         }
         return (lines, counts)
     }
