@@ -11,7 +11,7 @@ package struct CampaignRun: Sendable {
         package var history: History
         /// The broken promises the guarantee does not allow: a run passes without any.
         package var violations: [Checker.Violation]
-        /// What the guarantee allows after a failover, seen in this run.
+        /// What the guarantee allows (after a failover, or a Pub/Sub loss reported), seen in this run.
         package var allowed: [Checker.Violation]
         package var faults: [FaultKind: Int]
         package var schedule: Schedule
@@ -79,6 +79,8 @@ package struct CampaignRun: Sendable {
         defer { client.close() }
         let settled = await Quiescence.wait(client, groups: ["a", "b"], within: .seconds(60))
         for consumer in consumers { await blocking { consumer.stop() } }
+        // A failover Sentinel began while the network hid every node ends only after the heal.
+        await blocking { deployment.noteRoles() }
 
         var history = History(seed: seed, topology: topology)
         history.groups = ["a", "b"]

@@ -35,7 +35,7 @@ package struct CampaignSummary: Sendable {
         let kinds = FaultKind.allCases
         var lines = [
             "| Topology | Schedules | " + kinds.map(\.rawValue).joined(separator: " | ")
-                + " | Events dispatched | Confirmed | Deliveries | Dead letters | Consumer lives | Allowed after failover | Violations |",
+                + " | Events dispatched | Confirmed | Deliveries | Dead letters | Consumer lives | Allowed, explained | Violations |",
             "|" + Array(repeating: "---|", count: kinds.count + 9).joined(),
         ]
         var total = Row()

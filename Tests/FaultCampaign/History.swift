@@ -91,6 +91,9 @@ package struct History: Sendable {
     /// killed master whose replica was promoted, or one Sentinel started when the network hid
     /// the master).
     package var failedOver = false
+    /// Pub/Sub events the publisher reported as possibly not published (a connection that
+    /// failed before Redis answered): such a publish can still reach Redis, late.
+    package var pubSubLossesReported = 0
 
     package init(seed: UInt64, topology: Topology) {
         self.seed = seed

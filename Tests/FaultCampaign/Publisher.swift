@@ -17,6 +17,7 @@ final class Publisher: @unchecked Sendable {
     private var confirmedCount = 0
     private var ticks = 0
     private let errors = ErrorCount()
+    private let pubSubLosses = ErrorCount()
 
     init(topology: Topology, spec: String, seed: UInt64) {
         self.seed = seed
@@ -28,7 +29,11 @@ final class Publisher: @unchecked Sendable {
             configuration.replicatedPublishing = .init(replicas: 1, timeout: .milliseconds(500))
         }
         let errors = errors
-        configuration.errorHandler = { _ in errors.count.add(1, ordering: .relaxed) }
+        let pubSubLosses = pubSubLosses
+        configuration.errorHandler = { error in
+            errors.count.add(1, ordering: .relaxed)
+            if error.code == .pubSubEventLost { pubSubLosses.count.add(1, ordering: .relaxed) }
+        }
         bridge = RedisBridge(center: center, configuration: configuration)
     }
 
@@ -91,6 +96,7 @@ final class Publisher: @unchecked Sendable {
             history.dispatched = dispatched
             history.confirmed = Set(dispatched.prefix(confirmedCount))
             history.ticksDispatched = ticks
+            history.pubSubLossesReported = pubSubLosses.count.load(ordering: .relaxed)
         }
     }
 

@@ -142,6 +142,23 @@ struct CheckerTests {
     }
 }
 
+@Suite("Fault campaign checker, Pub/Sub after a reported loss")
+struct CheckerPubSubLossTests {
+    @Test("a tick out of order is allowed only when the publisher reported a possible loss")
+    func lateTickAllowedOnlyAfterAReportedLoss() {
+        for (losses, allowed) in [(0, false), (1, true)] {
+            var history = CheckerTests.keptHistory()
+            history.ticksDispatched = 2
+            history.ticks = [.init(life: CheckerTests.a1, seq: 2), .init(life: CheckerTests.a1, seq: 1)]
+            history.pubSubLossesReported = losses
+            history.recountStatistics()
+            let found = Checker.check(history)
+            #expect(found.map(\.rule) == [.pubSubOutOfOrder])
+            #expect(found.first?.allowed == allowed)
+        }
+    }
+}
+
 extension History {
     /// Sets each life's statistics to what its records say, as a bridge that counts right
     /// would (each group here has one life).

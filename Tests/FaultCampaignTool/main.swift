@@ -52,7 +52,7 @@ for topology in topologies {
             print(
                 "\(topology) seed \(seed): \(result.history.dispatched.count) events, "
                     + "\(result.history.deliveries.count) deliveries, faults: \(faults.joined(separator: ", ")); "
-                    + "\(result.violations.count) violation(s), \(result.allowed.count) allowed after failover")
+                    + "\(result.violations.count) violation(s), \(result.allowed.count) allowed, explained")
             for allowed in result.allowed.prefix(5) { print("  allowed: " + "\(allowed)") }
             if !result.settled { print("  the consumers did not settle every entry within 60 s of the heal") }
             if !result.violations.isEmpty || !result.settled {
