@@ -18,8 +18,8 @@ package final class Deployment: @unchecked Sendable {
     private let sentinel: RedisSentinel?
     private let cluster: RedisCluster?
     private static let masterName = "events"
-    /// The nodes that answered as masters when last looked at, and how often that changed.
-    private var masters: Set<Int> = []
+    /// The masters when last looked at (port and replication id), and how often that changed.
+    private var masters: Set<String> = []
     /// How many times the masters were seen to change: failovers the nemesis asked for, and
     /// those Sentinel or the cluster started by themselves when the network hid a master.
     package private(set) var roleChanges = 0
@@ -63,9 +63,19 @@ package final class Deployment: @unchecked Sendable {
         }
     }
 
-    /// Looks at which nodes are masters now and counts a change since the last look.
+    /// Looks at the masters now and counts a change since the last look: another node in the
+    /// role, or another replication id, which every promotion draws anew (so that a failover
+    /// and one back between two looks still shows).
     package func noteRoles() {
-        let now = Set(servers.indices.filter { isMaster(servers[$0]) })
+        var now: Set<String> = []
+        for server in servers {
+            guard let connection = try? RedisConnection.open(server.configuration) else { continue }
+            defer { connection.close() }
+            guard let info = try? connection.command(["INFO", "replication"]).string, info.contains("role:master"),
+                let id = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("master_replid:") })
+            else { continue }
+            now.insert("\(server.port) \(id)")
+        }
         if !masters.isEmpty, !now.isEmpty, now != masters { roleChanges += 1 }
         if !now.isEmpty { masters = now }
     }
