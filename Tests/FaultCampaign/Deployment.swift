@@ -151,8 +151,15 @@ package final class Deployment: @unchecked Sendable {
         case .sentinel:
             let connection = try RedisConnection.open(RedisConfiguration(host: "127.0.0.1", port: sentinel!.port))
             defer { connection.close() }
+            let before = sentinel!.masterPort()
             _ = try connection.command(["SENTINEL", "FAILOVER", RedisArgument(Self.masterName)])
-            return "sentinel failover"
+            // Sentinel answers at once and fails over after; it may also decide not to.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                if let now = sentinel!.masterPort(), now != before { return "sentinel failover" }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return "sentinel failover asked, the master did not change within 5 s"
         case .cluster:
             let masters = servers.filter(isMaster)
             guard !masters.isEmpty else { return "failover: no master answers, skipped" }

@@ -188,6 +188,17 @@ struct CheckerFailoverTests {
         }
     }
 
+    @Test("a copy published again may come after later events, to a consumer that never had the first")
+    func republishedCopyMayComeLate() {
+        var history = CheckerTests.keptHistory()
+        history.deliveries.swapAt(0, 2)
+        #expect(Checker.check(history).first?.allowed == false)
+        history.finalStreams[CheckerTests.orders[0]] = 2
+        let found = Checker.check(history)
+        #expect(found.map(\.rule) == [.outOfOrder])
+        #expect(found.first?.allowed == true)
+    }
+
     @Test("after a failover, fewer dead letters than counted is allowed; more never is")
     func lostDeadLetterAllowedOnlyAfterAFailover() {
         for (extraInRedis, allowed) in [(false, true), (true, false)] {

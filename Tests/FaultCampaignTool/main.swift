@@ -51,7 +51,8 @@ for topology in topologies {
             let faults = result.faults.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             print(
                 "\(topology) seed \(seed): \(result.history.dispatched.count) events, "
-                    + "\(result.history.deliveries.count) deliveries, faults: \(faults.joined(separator: ", ")); "
+                    + "\(result.history.deliveries.count) deliveries, faults: \(faults.joined(separator: ", "))"
+                    + (result.history.failedOver ? ", failed over; " : "; ")
                     + "\(result.violations.count) violation(s), \(result.allowed.count) allowed, explained")
             for allowed in result.allowed.prefix(5) { print("  allowed: " + "\(allowed)") }
             if !result.settled { print("  the consumers did not settle every entry within 60 s of the heal") }
