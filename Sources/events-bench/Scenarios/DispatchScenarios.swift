@@ -15,6 +15,13 @@ func dispatchPings(_ center: EventCenter, _ count: Int) {
 }
 
 @inline(never)
+func dispatchPingsKeepingCurrent(_ center: EventCenter, _ count: Int) {
+    var delivered = 0
+    for _ in 0..<count { delivered &+= center.dispatch(Ping(value: 1), keepingCurrent: .perType) }
+    consume(delivered)
+}
+
+@inline(never)
 func callClosures(_ closures: [() -> Void], _ count: Int) {
     for _ in 0..<count {
         for closure in closures { closure() }
@@ -42,16 +49,53 @@ struct DiscardingTracer: EventTracer {
     func didDispatch(_ trace: DispatchTrace) { consume(trace.listeners.count) }
 }
 
-/// The observed centers measured next to the plain one.
-let observedVariants: [(String, @Sendable (EventCenter) -> Void)] = [
-    ("tracer installed", { $0.tracer = DiscardingTracer() }),
-    (
-        "diagnostics .development",
-        { center in
-            center.diagnostics = .development
-            center.warningHandler = { _ in }
-        }
-    ),
+/// A family that no benchmark event belongs to: its one listener is what a center with family
+/// listeners makes every other dispatch pay.
+protocol UnrelatedFamily: Event {}
+
+/// A center that uses a feature, measured next to the plain one: what the feature costs a
+/// dispatch, whether or not the dispatch uses it.
+struct CenterVariant {
+    let label: String
+    /// Turns the feature on; what it returns is kept alive until the scenario closes.
+    let configure: @MainActor (EventCenter) -> Any?
+    let loop: @MainActor (EventCenter, Int) -> Void
+
+    init(
+        _ label: String, loop: @escaping @MainActor (EventCenter, Int) -> Void = dispatchPings,
+        configure: @escaping @MainActor (EventCenter) -> Any?
+    ) {
+        self.label = label
+        self.configure = configure
+        self.loop = loop
+    }
+}
+
+/// The variants measured next to the plain center: a family listener of another family (the
+/// dispatched type's membership is looked up, and found empty), the dispatch keeping its event
+/// as the current value, a tracer that keeps nothing, then every diagnostic on.
+let centerVariants: [CenterVariant] = [
+    CenterVariant("unrelated family listener") { center in
+        center.listen(to: (any UnrelatedFamily).self) { _ in }
+    },
+    CenterVariant("keepingCurrent: .perType", loop: dispatchPingsKeepingCurrent) { _ in nil },
+    CenterVariant("tracer installed") { center in
+        center.tracer = DiscardingTracer()
+        return nil
+    },
+    CenterVariant("diagnostics .development") { center in
+        center.diagnostics = .development
+        center.warningHandler = { _ in }
+        return nil
+    },
+]
+
+/// The labels of `centerVariants` whose cost the dispatch-1 scenario judges, with the most
+/// each may cost as a multiple of the plain dispatch.
+let variantLimits: [(label: String, limit: Double)] = [
+    ("unrelated family listener", 1.1),
+    ("keepingCurrent: .perType", 4),
+    ("tracer installed", 5),
 ]
 
 /// The listeners of one dispatch scenario, in every implementation, kept alive until `close()`.
@@ -87,23 +131,24 @@ final class ListenerSetup {
             Contender(
                 name: "EventCenter.dispatch" + others, role: .subject,
                 workload: .timing { dispatchPings(center, $0) }, detail: perListener))
-        // The same dispatch observed: a tracer that keeps nothing, then every diagnostic on.
-        // What a user pays while watching, next to what a plain center pays (the row above).
+        // The same dispatch on centers that use a feature (see `centerVariants`): what a user
+        // pays for it, next to what a plain center pays (the row above).
         if unrelated == 0 {
-            for (label, configure) in observedVariants {
-                let observedTally = Tally()
-                let observed = EventCenter()
-                configure(observed)
-                var observedSubscriptions: [Subscription] = []
+            for variant in centerVariants {
+                let variantTally = Tally()
+                let variantCenter = EventCenter()
+                if let kept = variant.configure(variantCenter) { keepAlive.append(kept) }
+                var variantSubscriptions: [Subscription] = []
                 for _ in 0..<listeners {
-                    observedSubscriptions.append(observed.listen(to: Ping.self, makeHandler(observedTally)))
+                    variantSubscriptions.append(variantCenter.listen(to: Ping.self, makeHandler(variantTally)))
                 }
-                keepAlive.append(observedSubscriptions)
-                tallies.append(observedTally)
+                keepAlive.append(variantSubscriptions)
+                tallies.append(variantTally)
+                let loop = variant.loop
                 contenders.append(
                     Contender(
-                        name: "EventCenter.dispatch, " + label, role: .subject,
-                        workload: .timing { dispatchPings(observed, $0) }, detail: perListener))
+                        name: "EventCenter.dispatch, " + variant.label, role: .subject,
+                        workload: .timing { loop(variantCenter, $0) }, detail: perListener))
             }
         }
 
@@ -234,6 +279,13 @@ func dispatchScenario(listeners: Int, effort: Effort) async -> ScenarioReport {
         report.target = Target(
             goal: "within 3x of the closure baseline", figure: ratio(eventCenter, closure), kind: .ratio, limit: 3,
             atMost: true)
+        for (label, limit) in variantLimits {
+            report.additionalTargets.append(
+                Target(
+                    goal: "\(label) within \(formatRatio(limit)) of the plain dispatch",
+                    figure: ratio(report.value(of: "EventCenter.dispatch, " + label), eventCenter), kind: .ratio,
+                    limit: limit, atMost: true))
+        }
     case 100:
         // Per listener, both costs are divided by the same 100, so the ratio is the same.
         report.target = Target(
