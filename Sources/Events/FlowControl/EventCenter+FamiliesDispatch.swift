@@ -58,8 +58,14 @@ extension EventCenter {
             registry.families.clearIfGone(in: self)
             return nil
         }
-        let keys = registry.families.keys(for: event)
-        guard let first = keys.first else { return nil }
+        let (keys, version) = registry.families.keys(for: event)
+        guard let first = keys.first else {
+            // Noted for the static type, which the dispatch looks up: only when it is the
+            // dynamic type too (an instance of a subclass may belong to families its class
+            // does not).
+            if type(of: event) == E.self { registry.markFamilyFree(EventKey(E.self), version: version) }
+            return nil
+        }
         guard keys.count > 1 else { return registry.snapshot(for: first) }
         var lists: [ContiguousArray<ListenerRecord>] = []
         for key in keys {

@@ -17,11 +17,13 @@ import Synchronization
 /// insert is ordered before that registration's set, so the flag is never left clear while a
 /// family listener exists.
 final class FamilyIndex: @unchecked Sendable {
-    // Why @unchecked is safe: `kinds`, `version` and the table behind `matches` are only
-    // touched while holding `lock`; a kind is immutable.
+    // Why @unchecked is safe: `kinds` and the table behind `matches` are only touched while
+    // holding `lock`, and `version` is only written while holding it; a kind is immutable.
     private let lock = SpinLock()
     private var kinds: [FamilyKind] = []
-    private var version: UInt64 = 0
+    /// Changes with every new family kind; 0 while there is none. Read without the lock by
+    /// dispatches that check a type's cached membership (``ReadStripes/Entry``).
+    let version = Atomic<UInt64>(0)
     /// Per dispatched type (by identity, keyed as a typed event key): the keys of its families.
     /// Behind a pointer, as the registry's table, to spare exclusivity checks on each lookup.
     private let matches: UnsafeMutablePointer<ListTable<[EventKey]>> = {
@@ -41,31 +43,32 @@ final class FamilyIndex: @unchecked Sendable {
         lock.withLock {
             guard !kinds.contains(where: { $0.key == kind.key }) else { return }
             kinds.append(kind)
-            version &+= 1
+            version.wrappingAdd(1, ordering: .relaxed)
             matches.pointee = ListTable()
         }
     }
 
     /// The list keys of the families that `event`'s type belongs to, in the order the families
-    /// were first listened to: cached per type after the first call.
-    func keys<E: Event>(for event: E) -> [EventKey] {
+    /// were first listened to: cached per type after the first call. Also returns the version
+    /// of the family kinds the answer holds for.
+    func keys<E: Event>(for event: E) -> (keys: [EventKey], version: UInt64) {
         // The dynamic type: for an instance of a class, its own class decides, as `is` does.
         let typeKey = EventKey.type(ObjectIdentifier(type(of: event)))
         lock.lock()
+        let version = self.version.load(ordering: .relaxed)
         if let cached = matches.pointee[typeKey] {
             lock.unlock()
-            return cached
+            return (cached, version)
         }
         let kinds = self.kinds
-        let version = self.version
         lock.unlock()
         // Outside the lock: a dynamic cast per family, once per type.
         let found = kinds.filter { $0.admits(event) }.map(\.key)
         lock.withLock {
             // A family added meanwhile is missing from `found`: leave the type for the next call.
-            if self.version == version { matches.pointee[typeKey] = found }
+            if self.version.load(ordering: .relaxed) == version { matches.pointee[typeKey] = found }
         }
-        return found
+        return (found, version)
     }
 
     /// Sets `center`'s family flag: a family listener is in the registry.

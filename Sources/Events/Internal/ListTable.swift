@@ -46,6 +46,17 @@ struct ListTable<List>: ~Copyable {
         }
     }
 
+    /// Runs `body` on the list of `key` (nil when there is none), to read it in place.
+    ///
+    /// Where `List` is a struct, the getter copies the whole value (retaining each of its
+    /// references) before the caller picks the part it wants; `body` borrows it instead.
+    @inline(__always)
+    func peek<T>(_ key: EventKey, _ body: (borrowing List?) -> T) -> T {
+        guard case .type(let id) = key else { return body(named[key]) }
+        guard let index = index(of: id) else { return body(nil) }
+        return body(slots[index].list)
+    }
+
     /// Runs `body` on the list of `key` (nil when there is none), to read and change it in place.
     ///
     /// The same as `body(&self[key])`, without the `_modify` coroutine: its frame is allocated

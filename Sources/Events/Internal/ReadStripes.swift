@@ -26,7 +26,22 @@ final class ReadStripes: @unchecked Sendable {
         // Unmanaged, so that reaching a stripe's lock does not retain and release the lock
         // object on every dispatch; the stripe owns one reference, released in `deinit`.
         let lock: Unmanaged<SpinLock>
-        let table: UnsafeMutablePointer<ListTable<ContiguousArray<ListenerRecord>>>
+        let table: UnsafeMutablePointer<ListTable<Entry>>
+    }
+
+    /// What a stripe knows of one event key: its copy of the key's list, and whether the event
+    /// type of the key belongs to no family. The two share an entry so that a dispatch on a
+    /// center with family listeners learns both in the one lookup it makes anyway.
+    struct Entry {
+        /// The stripe's copy of the list; nil when not copied (or dropped by a change).
+        var records: ContiguousArray<ListenerRecord>?
+        /// The family version (``FamilyIndex/version``) under which the key's event type was
+        /// found to belong to no family; 0 when not known. A new family kind changes the
+        /// version, so an older answer is ignored rather than cleared. Kept when `records` is
+        /// dropped: membership depends on the type and the family kinds, not on the listeners.
+        var familyFreeVersion: UInt64 = 0
+
+        var isEmpty: Bool { records == nil && familyFreeVersion == 0 }
     }
 
     private let stripes: UnsafeMutablePointer<Stripe>
@@ -45,7 +60,7 @@ final class ReadStripes: @unchecked Sendable {
         mask = count - 1
         stripes = .allocate(capacity: count)
         for index in 0..<count {
-            let table = UnsafeMutablePointer<ListTable<ContiguousArray<ListenerRecord>>>.allocate(capacity: 1)
+            let table = UnsafeMutablePointer<ListTable<Entry>>.allocate(capacity: 1)
             table.initialize(to: ListTable())
             (stripes + index).initialize(to: Stripe(lock: .passRetained(SpinLock()), table: table))
         }
@@ -70,7 +85,33 @@ final class ReadStripes: @unchecked Sendable {
     func cached(_ key: EventKey, in index: Int) -> ContiguousArray<ListenerRecord>? {
         let stripe = stripes[index]
         return stripe.lock._withUnsafeGuaranteedRef { lock in
-            lock.withLock { stripe.table.pointee[key] }
+            lock.withLock { stripe.table.pointee.peek(key) { $0?.records } }
+        }
+    }
+
+    /// The stripe's copy of the list of `key`, and whether the key's event type is known to
+    /// belong to no family under the family version `familyVersion`.
+    @inline(__always)
+    func cached(_ key: EventKey, in index: Int, familyVersion: UInt64) -> (
+        records: ContiguousArray<ListenerRecord>?, familyFree: Bool
+    ) {
+        let stripe = stripes[index]
+        return stripe.lock._withUnsafeGuaranteedRef { lock in
+            lock.withLock {
+                stripe.table.pointee.peek(key) { entry in (entry?.records, entry?.familyFreeVersion == familyVersion) }
+            }
+        }
+    }
+
+    /// Notes that the event type of `key` belongs to no family under the family version
+    /// `familyVersion`.
+    func markFamilyFree(_ key: EventKey, version familyVersion: UInt64, in index: Int) {
+        let stripe = stripes[index]
+        stripe.lock.takeUnretainedValue().withLock {
+            stripe.table.pointee.modify(key) { entry in
+                if entry == nil { entry = Entry() }
+                entry?.familyFreeVersion = familyVersion
+            }
         }
     }
 
@@ -81,9 +122,12 @@ final class ReadStripes: @unchecked Sendable {
     >? {
         let stripe = stripes[index]
         return stripe.lock.takeUnretainedValue().withLock {
-            let old = stripe.table.pointee[key]
-            stripe.table.pointee[key] = records
-            return old
+            stripe.table.pointee.modify(key) { entry in
+                if entry == nil { entry = Entry() }
+                let old = entry?.records
+                entry?.records = records
+                return old
+            }
         }
     }
 
@@ -94,9 +138,14 @@ final class ReadStripes: @unchecked Sendable {
         guard mask != 0 else { return released }
         for index in 0..<count where mask & (1 << UInt32(index)) != 0 {
             let stripe = stripes[index]
-            if let old = stripe.lock.takeUnretainedValue().withLock({ stripe.table.pointee[key].take() }) {
-                released.append(old)
+            let old = stripe.lock.takeUnretainedValue().withLock {
+                stripe.table.pointee.modify(key) { entry in
+                    let old = entry?.records.take()
+                    if entry?.isEmpty == true { entry = nil }
+                    return old
+                }
             }
+            if let old { released.append(old) }
         }
         return released
     }

@@ -78,6 +78,28 @@ final class Registry: @unchecked Sendable {
         return refill(key, stripe: stripe)
     }
 
+    /// The listeners of `key` (as ``snapshot(for:)``), and whether the event type of `key` is
+    /// known to belong to no family that family listeners listen to now. A dispatch that finds
+    /// it so delivers as a center without family listeners does; one that does not looks the
+    /// families up (``EventCenter/familyListeners(of:)``), which notes the answer for the next.
+    /// Never true once the last family listener is gone, so that the slow path that follows
+    /// clears the center's family flag.
+    @usableFromInline
+    func snapshotIfFamilyFree(for key: EventKey) -> (records: ContiguousArray<ListenerRecord>?, familyFree: Bool) {
+        let version = families.version.load(ordering: .relaxed)
+        let stripe = stripes.currentIndex
+        let (cached, familyFree) = stripes.cached(key, in: stripe, familyVersion: version)
+        let free = familyFree && version != 0 && familyListCount.load(ordering: .relaxed) > 0
+        if let cached { return (cached, free) }
+        return (refill(key, stripe: stripe), free)
+    }
+
+    /// Notes in the caller's stripe that the event type of `key` belongs to no family under
+    /// the family version `version`.
+    func markFamilyFree(_ key: EventKey, version: UInt64) {
+        stripes.markFamilyFree(key, version: version, in: stripes.currentIndex)
+    }
+
     /// Copies the list of `key` into the caller's stripe (into an array of its own, so that
     /// threads on different stripes never retain the same array) and returns it.
     private func refill(_ key: EventKey, stripe: Int) -> ContiguousArray<ListenerRecord>? {

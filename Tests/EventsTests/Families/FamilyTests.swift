@@ -41,6 +41,35 @@ struct FamilyTests {
         subscription.cancel()
     }
 
+    @Test("a type found in no family is heard by a family listened to later, on every thread")
+    func familyAddedAfterMembershipWasCached() async {
+        let center = EventCenter()
+        let heard = Recorder<String>()
+        let unheard = center.listen(to: (any Unheard).self) { _ in heard.record("unheard") }
+        let own = center.listen(to: ItemAdded.self) { event in heard.record("own " + event.cart) }
+        // Dispatched from two threads, so that both stripes note ItemAdded as in no family.
+        center.dispatch(ItemAdded(cart: "a"))
+        await Task.detached { center.dispatch(ItemAdded(cart: "b")) }.value
+        let family = center.listen(to: (any CartChange).self) { event in heard.record("family " + event.cart) }
+        center.dispatch(ItemAdded(cart: "c"))
+        await Task.detached { center.dispatch(ItemAdded(cart: "d")) }.value
+        #expect(heard.values == ["own a", "own b", "own c", "family c", "own d", "family d"])
+        withExtendedLifetime((unheard, own, family)) {}
+    }
+
+    @Test("a base class found in no family does not hide a subclass instance's family")
+    func subclassInstanceOfFamilyFreeClass() {
+        let center = EventCenter()
+        let heard = Recorder<String>()
+        let unheard = center.listen(to: (any Unheard).self) { _ in heard.record("unheard") }
+        let opened = center.listen(toAll: ShopOpened.self) { event in heard.record("opened family " + event.label) }
+        center.dispatch(ShopEvent())
+        center.dispatch(ShopEvent())
+        center.dispatch(ShopOpened() as ShopEvent)
+        #expect(heard.values == ["opened family opened"])
+        withExtendedLifetime((unheard, opened)) {}
+    }
+
     @Test("a class family hears the class and its subclasses, by the instance's own class")
     func classFamily() {
         let center = EventCenter()
