@@ -1,6 +1,7 @@
 extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
+    /// The duration in seconds, as a floating-point number. Package-wide for the test support,
+    /// which sleeps threads for durations.
+    package var seconds: Double {
         let (wholeSeconds, attoseconds) = components
         return Double(wholeSeconds) + Double(attoseconds) / 1e18
     }

@@ -55,3 +55,13 @@ package enum CampaignRules {
         (0..<partitions).map { "\(keyPrefix){\(CampaignOrder.wireName):\($0)}" }
     }
 }
+
+extension CampaignRules {
+    /// Carries both events on `bridge` in `direction`, as every process of a run must, with the
+    /// same partitions: the orders on their partitions by key, the ticks on Pub/Sub.
+    static func carry(on bridge: RedisBridge, direction: RedisBridge.Direction) throws(RedisBridgeError) {
+        try bridge.carry(
+            CampaignOrder.self, mode: .stream, partitions: partitions, by: { $0.key }, direction: direction)
+        try bridge.carry(CampaignTick.self, mode: .pubSub, direction: direction)
+    }
+}

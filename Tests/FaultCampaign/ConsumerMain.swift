@@ -61,10 +61,7 @@ package enum ConsumerMain {
         }
         let ticks = center.listen(to: CampaignTick.self) { tick in log.write("tick \(tick.seq)") }
         do {
-            try bridge.carry(
-                CampaignOrder.self, mode: .stream, partitions: CampaignRules.partitions, by: { $0.key },
-                direction: .incoming)
-            try bridge.carry(CampaignTick.self, mode: .pubSub, direction: .incoming)
+            try CampaignRules.carry(on: bridge, direction: .incoming)
             try await bridge.start()
         } catch {
             log.write("error start: \(error)")

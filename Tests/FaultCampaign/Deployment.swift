@@ -135,7 +135,7 @@ package final class Deployment: @unchecked Sendable {
             _ = try cluster.killAndFailOver(servers[victim])
         } else {
             servers[victim].kill()
-            Thread.sleep(forTimeInterval: seconds(downFor))
+            Thread.sleep(forTimeInterval: downFor.seconds)
         }
         try servers[victim].restart()
         try Self.announce(servers[victim], proxies[victim], topology)
@@ -184,7 +184,7 @@ package final class Deployment: @unchecked Sendable {
     /// Every proxy in `mode` for `duration`, then forwarding again.
     package func network(_ mode: FaultProxy.Mode, for duration: Duration) -> String {
         for proxy in proxies { proxy.mode = mode }
-        Thread.sleep(forTimeInterval: seconds(duration))
+        Thread.sleep(forTimeInterval: duration.seconds)
         for proxy in proxies { proxy.mode = .forward }
         return "network \(mode) for \(duration)"
     }
@@ -200,10 +200,28 @@ package final class Deployment: @unchecked Sendable {
         for proxy in proxies { proxy.mode = .forward }
         if let cluster { try cluster.waitUntilHealthy(timeout: .seconds(30)) }
         if topology == .sentinel {
-            // A failover the network started may still be under way: let it end.
-            Thread.sleep(forTimeInterval: 2)
+            // A failover the network started may still be under way: wait, within a bound, until
+            // the master Sentinel names answers as one and the other node follows it.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, !sentinelAgrees() { Thread.sleep(forTimeInterval: 0.05) }
         }
         noteRoles()
+    }
+
+    /// Whether the node Sentinel names master answers as one, and every other node is its
+    /// replica with the link up.
+    private func sentinelAgrees() -> Bool {
+        guard let port = sentinel?.masterPort(), let master = proxies.firstIndex(where: { $0.port == port }) else {
+            return false
+        }
+        for index in servers.indices {
+            guard let connection = try? RedisConnection.open(servers[index].configuration) else { return false }
+            defer { connection.close() }
+            let info = (try? connection.command(["INFO", "replication"]).string) ?? ""
+            let agrees = index == master ? info.contains("role:master") : info.contains("master_link_status:up")
+            if !agrees { return false }
+        }
+        return true
     }
 
     /// A client straight to the data (through the proxies), for reading the streams at the end.
@@ -214,9 +232,4 @@ package final class Deployment: @unchecked Sendable {
         defer { connection.close() }
         return (try? connection.command(["ROLE"]).array?.first?.string) == "master"
     }
-}
-
-func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) * 1e-18
 }

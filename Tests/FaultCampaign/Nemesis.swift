@@ -1,3 +1,4 @@
+import EventsRedisClient
 import Foundation
 import RedisTestSupport
 
@@ -13,7 +14,7 @@ struct Nemesis: Sendable {
         var lines: [String] = []
         var counts: [FaultKind: Int] = [:]
         for step in schedule.steps {
-            Thread.sleep(forTimeInterval: seconds(step.after))
+            Thread.sleep(forTimeInterval: step.after.seconds)
             guard ContinuousClock.now < deadline else { break }
             // A fault Redis refuses now (a failover already under way) is recorded, not played.
             do {
@@ -38,13 +39,13 @@ struct Nemesis: Sendable {
             return try deployment.migrateSlot(choosing: step.target)
         case .killConsumer:
             consumer.kill()
-            Thread.sleep(forTimeInterval: seconds(step.duration))
+            Thread.sleep(forTimeInterval: step.duration.seconds)
             try consumer.start()
             return "killed consumer \(consumer.group)/\(consumer.name), restarted"
         case .pauseConsumer:
             // Past the claim idle time, so that another consumer of the group claims its entries.
             consumer.pause()
-            Thread.sleep(forTimeInterval: 2 + seconds(step.duration))
+            Thread.sleep(forTimeInterval: 2 + step.duration.seconds)
             consumer.resume()
             return "paused consumer \(consumer.group)/\(consumer.name)"
         case .stall:

@@ -38,10 +38,7 @@ final class Publisher: @unchecked Sendable {
     }
 
     func start() async throws {
-        try bridge.carry(
-            CampaignOrder.self, mode: .stream, partitions: CampaignRules.partitions, by: { $0.key },
-            direction: .outgoing)
-        try bridge.carry(CampaignTick.self, mode: .pubSub, direction: .outgoing)
+        try CampaignRules.carry(on: bridge, direction: .outgoing)
         try await bridge.start()
     }
 

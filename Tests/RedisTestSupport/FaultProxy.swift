@@ -1,3 +1,4 @@
+import EventsRedisClient
 import Foundation
 import RedisServerSupport
 
@@ -165,8 +166,7 @@ package final class FaultProxy: Sendable {
                 switch mode {
                 case .forward: TestSocket.writeAll(to, Array(buffer[..<count]))
                 case .slow(let delay):
-                    let (seconds, attoseconds) = delay.components
-                    Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) * 1e-18)
+                    Thread.sleep(forTimeInterval: delay.seconds)
                     TestSocket.writeAll(to, Array(buffer[..<count]))
                 case .stall, .blackHole: break
                 }

@@ -25,16 +25,9 @@ extension ClusterTopologyTests {
                 deliveries.append(event.n)
                 if broken.values.last == true { throw ListenerBroke(attempt: deliveries.count) }
             }
-            var configuration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
-            configuration.failurePolicy = .retry(maxDeliveries: 2, backoff: .constant(.milliseconds(20)))
-            let consumer = RedisBridge(center: consumerCenter, configuration: configuration)
-            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
-            try await consumer.start()
-            let center = EventCenter()
-            let publisher = RedisBridge(
-                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
-            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
-            try await publisher.start()
+            let (consumer, publisher, center) = try await startBridges(
+                cluster, prefix: prefix, errors: errors, consumerCenter: consumerCenter,
+                failurePolicy: .retry(maxDeliveries: 2, backoff: .constant(.milliseconds(20))))
 
             center.dispatch(Sequenced(n: 7))
             #expect(try await eventually { try await consumer.deadLetters(of: Sequenced.self).count == 1 })
@@ -62,16 +55,9 @@ extension ClusterTopologyTests {
             let consumerCenter = EventCenter()
             consumerCenter.errorHandler = { _ in }
             let listener = consumerCenter.listen(to: Sequenced.self) { _ in throw ListenerBroke(attempt: 1) }
-            var configuration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
-            configuration.failurePolicy = .retry(maxDeliveries: 1)
-            let consumer = RedisBridge(center: consumerCenter, configuration: configuration)
-            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
-            try await consumer.start()
-            let center = EventCenter()
-            let publisher = RedisBridge(
-                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
-            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
-            try await publisher.start()
+            let (consumer, publisher, center) = try await startBridges(
+                cluster, prefix: prefix, errors: errors, consumerCenter: consumerCenter,
+                failurePolicy: .retry(maxDeliveries: 1))
             // Every master refuses XACK from now on: the letter goes to its shard, the
             // acknowledgement on the stream's shard fails after it.
             for master in cluster.masters { try cluster.command(on: master, ["ACL", "SETUSER", "default", "-xack"]) }
@@ -90,6 +76,25 @@ extension ClusterTopologyTests {
             withExtendedLifetime(listener) {}
             await publisher.stop()
             await consumer.stop()
+        }
+
+        /// A started consumer of `Sequenced` on `consumerCenter` with `failurePolicy`, and a
+        /// started publisher of it with its center.
+        private func startBridges(
+            _ cluster: RedisCluster, prefix: String, errors: ErrorLog, consumerCenter: EventCenter,
+            failurePolicy: RedisBridge.FailurePolicy
+        ) async throws -> (consumer: RedisBridge, publisher: RedisBridge, center: EventCenter) {
+            var configuration = cluster.bridgeConfiguration(source: "c", prefix: prefix, errors: errors)
+            configuration.failurePolicy = failurePolicy
+            let consumer = RedisBridge(center: consumerCenter, configuration: configuration)
+            try consumer.carry(Sequenced.self, mode: .stream, direction: .incoming)
+            try await consumer.start()
+            let center = EventCenter()
+            let publisher = RedisBridge(
+                center: center, configuration: cluster.bridgeConfiguration(source: "p", prefix: prefix, errors: errors))
+            try publisher.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+            try await publisher.start()
+            return (consumer, publisher, center)
         }
     }
 }
