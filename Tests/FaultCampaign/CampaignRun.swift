@@ -15,15 +15,20 @@ package struct CampaignRun: Sendable {
         package var allowed: [Checker.Violation]
         package var faults: [FaultKind: Int]
         package var schedule: Schedule
+        /// How long the publisher dispatched while faults came: with the seed, it decides the schedule.
+        package var length: Duration
         /// Consumer lives and the publisher's reports that show a fault was noticed.
         package var errorsReported: Int
         /// Whether, once healed, every group read and settled every entry within the bound;
         /// a run that did not is a failure of its own (the checks then show what was left).
         package var settled: Bool
+        /// When the groups did not settle: what the last check still found.
+        package var waitingFor: String
 
         /// How to run this schedule again.
         package var rerun: String {
-            "scripts/fault-campaign.sh --topology \(history.topology) --seed \(history.seed)"
+            "scripts/fault-campaign.sh --topology \(history.topology) --seed \(history.seed) "
+                + "--length \(Int(length.seconds))"
         }
     }
 
@@ -67,17 +72,18 @@ package struct CampaignRun: Sendable {
         await published
 
         // Heal, then let everything settle before reading the history.
-        try await blocking {
-            try deployment.heal()
+        let healState = try await blocking {
+            let state = try deployment.heal()
             for consumer in consumers {
                 consumer.resume()
                 if !consumer.isRunning { try consumer.start() }
             }
+            return state
         }
         await publisher.confirmEverything(within: .seconds(30))
         let client = deployment.client
         defer { client.close() }
-        let settled = await Quiescence.wait(client, groups: ["a", "b"], within: .seconds(60))
+        let (settled, waitingFor) = await Quiescence.wait(client, groups: ["a", "b"], within: .seconds(60))
         for consumer in consumers { await blocking { consumer.stop() } }
         // A failover Sentinel began while the network hid every node ends only after the heal.
         await blocking { deployment.noteRoles() }
@@ -96,10 +102,25 @@ package struct CampaignRun: Sendable {
                 errors += ConsumerLog.read(text, life: life, group: consumer.group, into: &history)
             }
         }
+        var waiting = waitingFor
+        if !settled {
+            if !healState.isEmpty { waiting += "; " + healState }
+            if topology == .sentinel {
+                waiting += "; at the end, " + (try await blocking { deployment.replicationState() })
+            }
+            // What the consumers said last tells why they did not catch up.
+            for consumer in consumers {
+                for (life, text) in consumer.logs() {
+                    let errors = text.split(separator: "\n").filter { $0.hasPrefix("error") }.suffix(3)
+                    if !errors.isEmpty { waiting += "; \(life) said last: " + errors.joined(separator: " | ") }
+                }
+            }
+        }
         let found = Checker.check(history)
         return Result(
             history: history, violations: found.filter { !$0.allowed }, allowed: found.filter(\.allowed),
-            faults: counts, schedule: schedule, errorsReported: errors, settled: settled)
+            faults: counts, schedule: schedule, length: length, errorsReported: errors, settled: settled,
+            waitingFor: waiting)
     }
 }
 

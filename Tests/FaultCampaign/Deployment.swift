@@ -196,16 +196,40 @@ package final class Deployment: @unchecked Sendable {
     }
 
     /// Brings every node and link back: what runs after the last fault, before the checks.
-    package func heal() throws {
+    /// Returns what was still not whole after the bound (empty when everything was), for the
+    /// report of a run that then does not settle.
+    package func heal() throws -> String {
         for proxy in proxies { proxy.mode = .forward }
         if let cluster { try cluster.waitUntilHealthy(timeout: .seconds(30)) }
+        var state = ""
         if topology == .sentinel {
             // A failover the network started may still be under way: wait, within a bound, until
             // the master Sentinel names answers as one and the other node follows it.
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline, !sentinelAgrees() { Thread.sleep(forTimeInterval: 0.05) }
+            if !sentinelAgrees() { state = "after the heal, Sentinel and the nodes disagree: \(replicationState())" }
         }
         noteRoles()
+        return state
+    }
+
+    /// Which port Sentinel names master, and each node's role and link, on one line.
+    package func replicationState() -> String {
+        var parts = ["sentinel names \(sentinel?.masterPort().map(String.init) ?? "none")"]
+        for (server, proxy) in zip(servers, proxies) {
+            guard let connection = try? RedisConnection.open(server.configuration) else {
+                parts.append("\(proxy.port): no answer")
+                continue
+            }
+            defer { connection.close() }
+            let info = (try? connection.command(["INFO", "replication"]).string) ?? ""
+            let fields = info.split(whereSeparator: \.isNewline).filter {
+                $0.hasPrefix("role:") || $0.hasPrefix("master_port:") || $0.hasPrefix("master_link_status:")
+                    || $0.hasPrefix("master_sync_in_progress:")
+            }
+            parts.append("\(proxy.port): " + fields.joined(separator: " "))
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// Whether the node Sentinel names master answers as one, and every other node is its

@@ -36,28 +36,41 @@ enum FinalState {
 
 /// Waits until every group has read every entry of every partition and has none pending.
 enum Quiescence {
-    static func wait(_ client: RedisClient, groups: [String], within timeout: Duration) async -> Bool {
+    /// Whether the groups settled within the bound; when they did not, what the last check
+    /// still found (which stream, which group, how many entries pending or unread).
+    static func wait(_ client: RedisClient, groups: [String], within timeout: Duration) async -> (
+        settled: Bool, waitingFor: String
+    ) {
         let deadline = ContinuousClock.now + timeout
         var calmChecks = 0
+        var waitingFor = ""
         while ContinuousClock.now < deadline {
-            if await isSettled(client, groups: groups) {
-                // Twice in a row: a retry between two reads of XINFO could hide behind one.
+            waitingFor = await unsettled(client, groups: groups)
+            if waitingFor.isEmpty {
+                // Three times in a row: a retry between two reads of XINFO could hide behind one.
                 calmChecks += 1
-                if calmChecks == 3 { return true }
+                if calmChecks == 3 { return (true, "") }
             } else {
                 calmChecks = 0
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
-        return false
+        return (false, waitingFor)
     }
 
-    private static func isSettled(_ client: RedisClient, groups: [String]) async -> Bool {
+    /// What is not settled yet, one clause per stream and group; empty when everything is.
+    private static func unsettled(_ client: RedisClient, groups: [String]) async -> String {
+        var clauses: [String] = []
         for key in CampaignRules.streamKeys {
-            guard let reply = try? await client.send("XINFO", "GROUPS", RedisArgument(key)), let list = reply.array
-            else { return false }
+            let reply: RESPValue
+            do {
+                reply = try await client.send("XINFO", "GROUPS", RedisArgument(key))
+            } catch {
+                clauses.append("\(key): XINFO GROUPS failed: \(error)")
+                continue
+            }
             var seen: Set<String> = []
-            for group in list {
+            for group in reply.array ?? [] {
                 let fields = group.array ?? []
                 var info: [String: RESPValue] = [:]
                 var index = 0
@@ -67,13 +80,18 @@ enum Quiescence {
                 }
                 guard let name = info["name"]?.string else { continue }
                 seen.insert(name)
-                if info["pending"]?.int != 0 { return false }
-                // `lag` is nil when Redis cannot tell; then compare the last ids.
-                if let lag = info["lag"]?.int, lag != 0 { return false }
+                let pending = info["pending"]?.int ?? -1
+                // `lag` is nil when Redis cannot tell; then only what is pending counts.
+                let lag = info["lag"]?.int ?? 0
+                if pending != 0 || lag != 0 {
+                    clauses.append(
+                        "\(key) group \(name): \(pending) pending, lag \(lag), "
+                            + "last delivered \(info["last-delivered-id"]?.string ?? "?")")
+                }
             }
-            if !Set(groups).isSubset(of: seen) { return false }
+            for missing in Set(groups).subtracting(seen).sorted() { clauses.append("\(key): no group \(missing)") }
         }
-        return true
+        return clauses.joined(separator: "; ")
     }
 }
 

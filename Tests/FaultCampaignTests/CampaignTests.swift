@@ -44,14 +44,19 @@ struct CampaignTests {
             "fault campaign \(topology) seed \(seed): \(result.history.dispatched.count) events, "
                 + "\(result.history.deliveries.count) deliveries, \(result.history.deadLetters.count) dead letters, "
                 + "faults: \(result.history.faults.joined(separator: "; "))")
+        let violations = result.violations.count
         #expect(
-            result.violations.isEmpty,
+            violations == 0,
             "\(result.violations.prefix(10).map(\.description).joined(separator: "\n")) — \(result.rerun)")
-        #expect(result.settled, "every entry settled once the faults were healed — \(result.rerun)")
-        #expect(!result.history.faults.isEmpty, "the nemesis played faults")
+        // Plain values, so that a failure prints its message rather than the whole history.
+        let settled = result.settled
+        #expect(settled, "every entry settled once the faults were healed: \(result.waitingFor) — \(result.rerun)")
+        let faultsPlayed = result.history.faults.count
+        #expect(faultsPlayed > 0, "the nemesis played faults")
         // How many events a run gets through depends on the machine's load; that some were
         // confirmed is what the checks above need. (Poison events, which always fail, are held
         // by the checker to end as dead letters: a stream event no group settled is a violation.)
-        #expect(!result.history.confirmed.isEmpty, "the publisher had events confirmed")
+        let confirmed = result.history.confirmed.count
+        #expect(confirmed > 0, "the publisher had events confirmed")
     }
 }

@@ -55,7 +55,9 @@ for topology in topologies {
                     + (result.history.failedOver ? ", failed over; " : "; ")
                     + "\(result.violations.count) violation(s), \(result.allowed.count) allowed, explained")
             for allowed in result.allowed.prefix(5) { print("  allowed: " + "\(allowed)") }
-            if !result.settled { print("  the consumers did not settle every entry within 60 s of the heal") }
+            if !result.settled {
+                print("  the consumers did not settle every entry within 60 s of the heal: \(result.waitingFor)")
+            }
             if !result.violations.isEmpty || !result.settled {
                 failed = true
                 print("  schedule: \(result.schedule)")
