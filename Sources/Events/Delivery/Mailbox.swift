@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The lock-protected FIFO behind a mailbox: jobs in arrival order, and whether a drain is
 /// scheduled. Shared by the dispatch-based and the actor-based mailboxes.
 final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
@@ -66,6 +68,45 @@ final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
         return job
     }
 
+    /// Moves every job queued now into `batch`, in order, and returns the index of the first
+    /// (`batch` is left empty when there is none, and then no drain is running any more).
+    /// `finished` jobs, the ones the drain took before, are done: they stop counting as pending.
+    ///
+    /// `batch` is the drain's storage from its last call, every job in it already taken out:
+    /// the queue's storage and the drain's trade places, so that neither allocates once both
+    /// have grown to the size of a burst, and the drain shares the lock with the producers once
+    /// per batch where ``pop(finished:)`` takes it once per job.
+    func exchange(_ batch: inout [Job?], finished: Int) -> Int {
+        lock.lock()
+        var ended: [PendingDeliveries.Epoch] = []
+        for _ in 0..<finished {
+            if let epoch = runs.removeOldest() { ended.append(epoch) }
+        }
+        // Only nils are left in `batch`: emptying it releases nothing under the lock.
+        batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+        var start = 0
+        if head < jobs.count {
+            swap(&jobs, &batch)
+            start = head
+        } else {
+            jobs.removeAll(keepingCapacity: jobs.count <= 64)
+            draining = false
+        }
+        head = 0
+        let pending = ended.isEmpty ? nil : self.pending
+        lock.unlock()
+        if let pending { for epoch in ended { pending.closeRun(epoch) } }
+        return start
+    }
+
+    /// Puts jobs a drain took but did not run back at the front of the queue, before any queued
+    /// since: they run first in the drain's next turn.
+    func putBack(_ rest: ArraySlice<Job?>) {
+        lock.lock()
+        jobs.insert(contentsOf: rest, at: head)
+        lock.unlock()
+    }
+
     /// `pop`'s step with the lock held.
     private func takeNext() -> Job? {
         guard head < jobs.count else {
@@ -86,17 +127,22 @@ final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
 /// A per-listener FIFO of synchronous jobs run one at a time by an executor (a dispatch queue,
 /// an operation queue, the main queue): events reach the listener in the order they were
 /// enqueued, even on a concurrent queue.
+///
+/// One block on the executor runs every job queued by the time it starts, and those queued
+/// while it runs, within ``DrainBudget``: a burst costs one block, not one per event, and a
+/// flood cannot hold the executor (the main queue above all) for longer than the budget.
 final class SerialMailbox: Sendable {
     typealias Job = @Sendable () -> Void
 
     private let queue = MailboxQueue<Job>()
     private let submit: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let budget: DrainBudget
 
-    /// How many jobs one drain runs before yielding the executor to other work.
-    private static let batch = 64
-
-    /// - Parameter submit: Runs a block on the listener's executor, asynchronously.
-    init(submit: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+    /// - Parameters:
+    ///   - budget: How long one block may run jobs before it yields the executor.
+    ///   - submit: Runs a block on the listener's executor, asynchronously.
+    init(budget: DrainBudget = .standard, submit: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.budget = budget
         self.submit = submit
     }
 
@@ -105,22 +151,65 @@ final class SerialMailbox: Sendable {
     /// Queues `job` for `listener`, counted in `pending` until it has run.
     func enqueue(for listener: ListenerRecord, pending: PendingDeliveries, _ job: @escaping Job) {
         if queue.push(job, for: listener, pending: pending) {
-            submit { self.drain(finished: false) }
+            submit { self.drain(finished: 0) }
         }
     }
 
-    /// Runs queued jobs; `finished` says that the previous block ended with a job it has not
-    /// reported as finished yet.
-    private func drain(finished: Bool) {
+    /// Runs queued jobs; `finished` counts the jobs the previous block ran and has not reported
+    /// as finished yet.
+    private func drain(finished: Int) {
         var finished = finished
-        for _ in 0..<Self.batch {
-            guard let job = queue.pop(finished: finished) else { return }
-            job()
-            finished = true
+        var batch: [Job?] = []
+        var ran = 0
+        let began = DispatchTime.now().uptimeNanoseconds
+        while true {
+            var index = queue.exchange(&batch, finished: finished)
+            finished = 0
+            guard index < batch.count else { return }
+            while index < batch.count {
+                let job = batch[index].take()!
+                index += 1
+                job()
+                finished += 1
+                ran += 1
+                if budget.isSpent(ran: ran, since: began) {
+                    // Yield: what this block took and did not run goes back to the front, and a
+                    // later block goes on, so that other work on the executor runs meanwhile. The
+                    // jobs run here are reported finished by that block's first exchange.
+                    if index < batch.count { queue.putBack(batch[index...]) }
+                    let done = finished
+                    submit { self.drain(finished: done) }
+                    return
+                }
+            }
         }
-        // More may be waiting: continue in a later block so other work on the executor runs.
-        // The job just run is reported finished by the next pop, in that block.
-        submit { self.drain(finished: true) }
+    }
+}
+
+/// How long one block of a ``SerialMailbox`` may run its listener's deliveries before it hands
+/// the executor back: at most `deliveries` of them, and once `time` has passed (read after
+/// every eighth delivery, where reading the clock after each would cost a dispatch more than
+/// the check saves), no more.
+struct DrainBudget: Sendable {
+    let deliveries: Int
+    let nanoseconds: UInt64
+
+    init(deliveries: Int, time: Duration) {
+        self.deliveries = deliveries
+        let (seconds, attoseconds) = time.components
+        nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// 512 deliveries or 2 milliseconds: a burst that a view shows at once is drained in one turn
+    /// of the main queue, and a flood leaves most of a frame's time to the rest of the app.
+    static let standard = DrainBudget(deliveries: 512, time: .milliseconds(2))
+
+    /// Whether a block that started at `began` (in `DispatchTime` nanoseconds) and has run `ran`
+    /// deliveries must yield.
+    func isSpent(ran: Int, since began: UInt64) -> Bool {
+        if ran >= deliveries { return true }
+        guard ran & 7 == 0 else { return false }
+        return DispatchTime.now().uptimeNanoseconds &- began >= nanoseconds
     }
 }
 
