@@ -89,6 +89,11 @@ public struct Delivery: Sendable {
 ///     }
 /// }
 /// ```
+///
+/// Queued deliveries run in turns of the main queue: one turn runs everything queued for the
+/// listener by then, so a burst from a background thread costs one turn, and hands the main
+/// queue back after 512 deliveries or 2 milliseconds, so that a flood of events cannot keep the
+/// rest of the app from the main queue.
 public enum MainActorDelivery: Sendable {
     /// When the event is dispatched on the main thread, the handler runs at once, inside
     /// `dispatch` (like a posting-thread listener); from any other thread it is enqueued to the
