@@ -16,6 +16,8 @@ final class BridgeCounters: Sendable {
     let claimed = Atomic<Int>(0)
     let unpublishedAtStop = Atomic<Int>(0)
     let consumerGroupsLost = Atomic<Int>(0)
+    /// Partition layout mismatches found when the bridge started.
+    let partitionLayoutMismatches = Atomic<Int>(0)
     /// Stream events delivered again after an earlier delivery of theirs (a retry, a restart,
     /// a claim): each counted once per delivery after the first.
     let redelivered = Atomic<Int>(0)
@@ -44,6 +46,7 @@ final class BridgeCounters: Sendable {
         statistics.claimed = claimed.load(ordering: .relaxed)
         statistics.unpublishedAtStop = unpublishedAtStop.load(ordering: .relaxed)
         statistics.consumerGroupsLost = consumerGroupsLost.load(ordering: .relaxed)
+        statistics.partitionLayoutMismatches = partitionLayoutMismatches.load(ordering: .relaxed)
         statistics.redelivered = redelivered.load(ordering: .relaxed)
         statistics.deadLettered = deadLettered.load(ordering: .relaxed)
         statistics.retriesScheduled = retriesScheduled.load(ordering: .relaxed)

@@ -1,5 +1,6 @@
 /// Looks, once a bridge has started, for processes that carry one of its stream types on
-/// another number of partitions, and logs a warning for each mismatch it finds.
+/// another number of partitions, and reports each mismatch it finds (to the error handler, the
+/// statistics and the log).
 ///
 /// A process that publishes a type on one partition layout and a process that reads it on
 /// another never meet: the events wait, unread, on streams nobody reads. Nothing fails, so
@@ -70,10 +71,16 @@ struct PartitionLayoutCheck: Sendable {
         self.group = group
     }
 
-    /// The warnings the probes find, as log records, and last a debug record that the check
-    /// is done; none at all when Redis cannot be asked (the bridge reports its connection
-    /// problems elsewhere).
-    func run(_ client: RedisClient) async -> [RedisBridge.LogRecord] {
+    /// What one run found: each mismatch as an error and as its log record (with the facts in
+    /// fields of their own), and last a debug record that the check is done.
+    struct Findings {
+        var mismatches: [(error: RedisBridgeError, record: RedisBridge.LogRecord)] = []
+        var done: RedisBridge.LogRecord?
+    }
+
+    /// The mismatches the probes find; nothing at all when Redis cannot be asked (the bridge
+    /// reports its connection problems elsewhere).
+    func run(_ client: RedisClient) async -> Findings {
         // Each stream once: a type both read and published, or a publisher's first partition
         // (probed and compared with), would otherwise be asked about twice.
         var streams: [String] = []
@@ -83,54 +90,57 @@ struct PartitionLayoutCheck: Sendable {
             if case .readersMissingFrom(let other) = probe.concern { involved.append(other) }
             for stream in involved where seen.insert(stream).inserted { streams.append(stream) }
         }
-        guard !streams.isEmpty else { return [] }
+        guard !streams.isEmpty else { return Findings() }
         let commands: [[RedisArgument]] = streams.flatMap { stream in
             [["XLEN", RedisArgument(stream)], ["XINFO", "GROUPS", RedisArgument(stream)]]
         }
-        guard let replies = try? await client.pipeline(commands), replies.count == commands.count else { return [] }
+        guard let replies = try? await client.pipeline(commands), replies.count == commands.count else {
+            return Findings()
+        }
         var found: [String: (length: Int, groups: [GroupInfo])] = [:]
         for (index, stream) in streams.enumerated() {
             // A missing stream answers XLEN with 0 and XINFO with an error: no entries, no groups.
             let groups = replies[2 * index + 1].array?.compactMap(GroupInfo.init) ?? []
             found[stream] = (replies[2 * index].int ?? 0, groups)
         }
-        let warnings = probes.compactMap { probe in
-            found[probe.stream].flatMap { warning(for: probe, length: $0.length, groups: $0.groups, found: found) }
+        let mismatches = probes.compactMap { probe in
+            found[probe.stream].flatMap { mismatch(for: probe, length: $0.length, groups: $0.groups, found: found) }
         }
         let done = RedisBridge.LogRecord(
             level: .debug, message: "Redis bridge checked the partition layouts of its streams",
-            metadata: ["streams": String(streams.count), "mismatches": String(warnings.count)])
-        return warnings + [done]
+            metadata: ["streams": String(streams.count), "mismatches": String(mismatches.count)])
+        return Findings(mismatches: mismatches, done: done)
     }
 
-    private func warning(
+    private func mismatch(
         for probe: Probe, length: Int, groups: [GroupInfo], found: [String: (length: Int, groups: [GroupInfo])]
-    ) -> RedisBridge.LogRecord? {
+    ) -> (error: RedisBridgeError, record: RedisBridge.LogRecord)? {
         var metadata = ["type": probe.wireType, "stream": probe.stream]
+        let reason: String
         switch probe.concern {
         case .unreadEntries:
             let unread = groups.first { $0.name == group }.map { $0.pending + ($0.lag ?? 0) } ?? length
             guard unread > 0 else { return nil }
             metadata["entries"] = String(unread)
             metadata["group"] = group
-            return RedisBridge.LogRecord(
-                level: .warning,
-                message: "Redis bridge: \(unread) entries of \(probe.wireType) wait unread on \(probe.stream), "
-                    + "a stream this bridge does not read; a process carries the type on another number of "
-                    + "partitions, or an old partition is not drained yet",
-                metadata: metadata)
+            reason =
+                "\(unread) entries of \(probe.wireType) wait unread on \(probe.stream), "
+                + "a stream this bridge does not read; a process carries the type on another number of "
+                + "partitions, or an old partition is not drained yet"
         case .readersMissingFrom(let written):
             let readers = Set(groups.map(\.name)).subtracting(found[written]?.groups.map(\.name) ?? [])
             guard !readers.isEmpty else { return nil }
             let names = readers.sorted().joined(separator: ",")
             metadata["groups"] = names
-            return RedisBridge.LogRecord(
-                level: .warning,
-                message: "Redis bridge: the consumer groups \(names) read \(probe.wireType) on \(probe.stream) but not "
-                    + "on \(written), where this bridge publishes it; they carry the type on another number of "
-                    + "partitions and miss its events",
-                metadata: metadata)
+            reason =
+                "the consumer groups \(names) read \(probe.wireType) on \(probe.stream) but not "
+                + "on \(written), where this bridge publishes it; they carry the type on another number of "
+                + "partitions and miss its events"
         }
+        let error = RedisBridgeError.partitionLayoutMismatch(type: probe.wireType, stream: probe.stream, reason: reason)
+        let record = RedisBridge.LogRecord(
+            level: .warning, message: error.description, metadata: metadata, error: error)
+        return (error, record)
     }
 
     /// One consumer group of `XINFO GROUPS`: a flat list of field names and values.

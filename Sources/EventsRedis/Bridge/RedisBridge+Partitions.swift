@@ -11,9 +11,11 @@ extension RedisBridge {
     /// partition's dead letters share its slot. (A ``Configuration/keyPrefix`` with a hash tag
     /// of its own puts every partition in that one slot.) Receivers read all partitions
     /// together; every process that carries the type must give the same number of partitions.
-    /// A bridge with a ``Configuration/logHandler`` checks this when it starts and logs a
-    /// warning when it finds another layout in use: entries waiting unread on streams it does
-    /// not read, or consumer groups reading streams it does not publish to.
+    /// A bridge checks this when it starts: when it finds another layout in use (entries
+    /// waiting unread on streams it does not read, or consumer groups reading streams it does
+    /// not publish to), it reports a ``RedisBridgeError/Code/partitionLayoutMismatch`` error for
+    /// each to ``Configuration/errorHandler``, counts it in
+    /// ``Statistics/partitionLayoutMismatches`` and logs it as a warning.
     ///
     /// An event goes to the partition of its partition key: `partitionKey(event)`, or without
     /// it, the `subject` that ``Configuration/subject`` gives its sender, or for an event
@@ -50,24 +52,30 @@ extension RedisBridge {
     }
 
     /// Looks for other partition layouts of the carried stream types (see
-    /// `PartitionLayoutCheck`) and logs what it finds. Only the log hears it, so it only runs
-    /// with a log handler, on a connection of its own. When `start()` connected to Redis
-    /// anyway (`connected`), it runs before `start()` returns, one round trip more; otherwise
-    /// (a bridge that only publishes starts without waiting for Redis) it runs on a task,
-    /// returned with its client so that stopping can end it.
+    /// `PartitionLayoutCheck`) and reports what it finds, on a connection of its own. When
+    /// `start()` connected to Redis anyway (`connected`), it runs before `start()` returns, one
+    /// round trip more; otherwise (a bridge that only publishes starts without waiting for
+    /// Redis) it runs on a task, returned with its client so that stopping can end it.
     func checkPartitionLayouts(received: [CarriedEvent], published: [CarriedEvent], connected: Bool) async
         -> (task: Task<Void, Never>, client: RedisClient)?
     {
         let check = PartitionLayoutCheck(
             received: received, published: published, keyPrefix: configuration.keyPrefix,
             group: configuration.consumerGroup)
-        guard configuration.logHandler != nil, !check.probes.isEmpty else { return nil }
+        guard !check.probes.isEmpty else { return nil }
         let client = RedisClient(configuration.redis)
         let configuration = configuration
+        let counters = counters
         let run: @Sendable () async -> Void = {
-            for record in await check.run(client) {
-                configuration.log(record.level, record.message, metadata: record.metadata)
+            let findings = await check.run(client)
+            for (error, record) in findings.mismatches {
+                counters.partitionLayoutMismatches.increment()
+                // Reported by hand rather than through `report`, so that the log keeps the
+                // record's own fields (the entries waiting, the groups).
+                configuration.errorHandler(error)
+                configuration.logHandler?(record)
             }
+            if let done = findings.done { configuration.logHandler?(done) }
             client.close()
         }
         guard !connected else {

@@ -47,6 +47,10 @@ extension RedisBridge {
         /// Times the stream reader found its consumer group gone and created it again (each
         /// reported as ``RedisBridgeError/consumerGroupLost(stream:group:)``).
         public var consumerGroupsLost = 0
+        /// Mismatches of partition layouts found when the bridge started: another process
+        /// carries one of its stream types on another number of partitions (each reported as
+        /// ``RedisBridgeError/partitionLayoutMismatch(type:stream:reason:)``).
+        public var partitionLayoutMismatches = 0
         /// Stream events delivered again after an earlier delivery of theirs (a retry after a
         /// listener failed, a restart, an entry claimed from another consumer): counted once
         /// per delivery after the first. A handler sees the same figure for one event in
@@ -101,7 +105,7 @@ extension RedisBridge {
                 + "invalid \(invalidMessages), unknown type \(unknownTypes), undecodable \(undecodable), "
                 + "rejected (buffer full) \(rejectedBufferFull), Pub/Sub lost \(pubSubLost), "
                 + "Redis errors \(redisErrors), claimed \(claimed), unpublished at stop \(unpublishedAtStop), "
-                + "consumer groups lost \(consumerGroupsLost), redelivered \(redelivered), "
+                + "consumer groups lost \(consumerGroupsLost), partition layout mismatches \(partitionLayoutMismatches), redelivered \(redelivered), "
                 + "dead-lettered \(deadLettered), retries scheduled \(retriesScheduled); "
                 + "now: publish buffer \(publishBufferDepth) (stream \(streamPublishBufferDepth), "
                 + "Pub/Sub \(pubSubPublishBufferDepth)), pending entries \(pendingEntries)"

@@ -43,7 +43,7 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         enum Kind: String, Sendable {
             case invalidMessage, unknownType, undecodableData, cannotEncode, publishBufferFull, pubSubEventLost,
                 redis, consumerGroupLost, stoppedWithUnpublishedEvents, duplicateWireName, alreadyStarted,
-                invalidConfiguration, startFailed
+                invalidConfiguration, startFailed, partitionLayoutMismatch
         }
 
         let kind: Kind
@@ -106,6 +106,12 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         ///
         /// Sets ``RedisBridgeError/cause``.
         public static let startFailed = Code(.startFailed)
+        /// Another process carries one of this bridge's stream types on another number of
+        /// partitions, so that the two miss each other's events.
+        ///
+        /// Sets ``RedisBridgeError/type``, ``RedisBridgeError/stream`` and
+        /// ``RedisBridgeError/reason``.
+        public static let partitionLayoutMismatch = Code(.partitionLayoutMismatch)
 
         /// The code's name, such as `"startFailed"`: the same as the name of the static member
         /// that makes such an error.
@@ -128,6 +134,7 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         case alreadyStarted
         case invalidConfiguration(String)
         case startFailed(RedisError)
+        case partitionLayoutMismatch(type: String, stream: String, reason: String)
     }
 
     private let storage: Storage
@@ -218,6 +225,15 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         RedisBridgeError(.startFailed(error))
     }
 
+    /// Found when the bridge starts: another process carries `type` on another number of
+    /// partitions. `stream` is where the two layouts miss each other (entries this bridge does
+    /// not read wait there, or groups read there that this bridge does not publish to), and
+    /// `reason` says which. Events carried across the mismatch are not lost, they wait unread:
+    /// give every process the same number of partitions, or drain the old layout.
+    public static func partitionLayoutMismatch(type: String, stream: String, reason: String) -> RedisBridgeError {
+        RedisBridgeError(.partitionLayoutMismatch(type: type, stream: stream, reason: reason))
+    }
+
     // MARK: - Reading errors
 
     /// What kind of problem this is.
@@ -236,6 +252,7 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         case .alreadyStarted: .alreadyStarted
         case .invalidConfiguration: .invalidConfiguration
         case .startFailed: .startFailed
+        case .partitionLayoutMismatch: .partitionLayoutMismatch
         }
     }
 
@@ -253,11 +270,12 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
 
     /// The event's wire name (its CloudEvents `type`), for ``Code/unknownType``,
     /// ``Code/undecodableData``, ``Code/cannotEncode``, ``Code/publishBufferFull``,
-    /// ``Code/pubSubEventLost`` and ``Code/duplicateWireName``.
+    /// ``Code/pubSubEventLost``, ``Code/duplicateWireName`` and ``Code/partitionLayoutMismatch``.
     public var type: String? {
         switch storage {
         case .unknownType(let type, _, _), .undecodableData(let type, _, _, _), .cannotEncode(let type, _),
-            .publishBufferFull(let type, _, _), .pubSubEventLost(let type, _, _), .duplicateWireName(let type):
+            .publishBufferFull(let type, _, _), .pubSubEventLost(let type, _, _), .duplicateWireName(let type),
+            .partitionLayoutMismatch(let type, _, _):
             type
         default:
             nil
@@ -286,10 +304,12 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// What is wrong, in words: why data did not decode (``Code/undecodableData``) or encode
-    /// (``Code/cannotEncode``), or what the configuration lacks (``Code/invalidConfiguration``).
+    /// (``Code/cannotEncode``), what the configuration lacks (``Code/invalidConfiguration``), or
+    /// how two partition layouts miss each other (``Code/partitionLayoutMismatch``).
     public var reason: String? {
         switch storage {
-        case .undecodableData(_, _, _, let reason), .cannotEncode(_, let reason), .invalidConfiguration(let reason):
+        case .undecodableData(_, _, _, let reason), .cannotEncode(_, let reason), .invalidConfiguration(let reason),
+            .partitionLayoutMismatch(_, _, let reason):
             reason
         default:
             nil
@@ -311,10 +331,13 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
-    /// The key of the stream whose consumer group was lost, for ``Code/consumerGroupLost``.
+    /// The key of the stream whose consumer group was lost (``Code/consumerGroupLost``), or
+    /// where two partition layouts miss each other (``Code/partitionLayoutMismatch``).
     public var stream: String? {
-        guard case .consumerGroupLost(let stream, _) = storage else { return nil }
-        return stream
+        switch storage {
+        case .consumerGroupLost(let stream, _), .partitionLayoutMismatch(_, let stream, _): stream
+        default: nil
+        }
     }
 
     /// The consumer group that was lost and created again, for ``Code/consumerGroupLost``.
@@ -373,6 +396,8 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         case .startFailed(let error):
             return
                 "Redis bridge: could not start: \(error) Nothing is received until start() succeeds, and outgoing events wait in the publish buffer: call start() again."
+        case .partitionLayoutMismatch(_, _, let reason):
+            return "Redis bridge: \(reason)"
         }
     }
 }

@@ -84,7 +84,10 @@ extension ClusterTopologyTests {
             let poisonKey = keys[StreamPartitions.index(of: "poison", count: partitions)]
             #expect(letters.first?.stream == poisonKey)
             #expect(try await consumer.purgeDeadLetters(of: KeyedTick.self) == 1)
-            #expect(errors.all.isEmpty, "\(errors.all)")
+            // The two mismatches reached the error handler too, and nothing else did.
+            #expect(errors.all.filter { $0.code == .partitionLayoutMismatch }.count == 2, "\(errors.all)")
+            #expect(errors.all.filter { $0.code != .partitionLayoutMismatch }.isEmpty, "\(errors.all)")
+            #expect(consumer.statistics.partitionLayoutMismatches == 2)
             await publisher.stop()
             await consumer.stop()
             _ = listener

@@ -7,9 +7,9 @@ import Testing
 @testable import EventsRedis
 
 /// Bridges that carry a type on different numbers of partitions never meet; the one that
-/// starts last says so in its log.
+/// starts last says so: to its error handler, in its statistics and in its log.
 @Suite(
-    "Stream partitions: mismatched layouts are logged",
+    "Stream partitions: mismatched layouts are reported",
     .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct PartitionLayoutCheckTests {
     let plainStream = "test:" + KeyedTick.wireName
@@ -168,18 +168,36 @@ struct PartitionLayoutCheckTests {
         #expect(messages.last?.hasPrefix("Redis bridge stopped") == true, "\(messages)")
     }
 
-    @Test("without a log handler nothing is asked: no connection beyond the bridge's own")
-    func onlyWithALogHandler() async throws {
+    @Test(
+        "without a log handler a mismatch still reaches the error handler and the statistics; agreeing layouts report none"
+    )
+    func reportedWithoutALogHandler() async throws {
         let server = try RedisServer()
-        let admin = RedisClient(server.configuration)
-        defer { admin.close() }
-        let publisher = try await bridge(server, source: "p", partitions: 4, direction: .outgoing)
-        let consumer = try await bridge(server, source: "c", partitions: 2, direction: .incoming)
-        await waitToShowNothingArrives()
-        let commands = try #require(try await admin.send("INFO", "commandstats").string)
-        #expect(!commands.contains("cmdstat_xinfo"), "\(commands)")
-        await consumer.stop()
-        await publisher.stop()
+        let center = EventCenter()
+        let publisher = try await startedKeyedTickBridge(
+            server, source: "p", partitions: 1, direction: .outgoing, center: center)
+        let agreeing = ErrorLog()
+        let plainReader = try await startedKeyedTickBridge(
+            server, source: "d", partitions: 1, direction: .incoming, errors: agreeing,
+            configure: { $0.consumerGroup = "plain-readers" })
+        for n in 1...5 { center.dispatch(KeyedTick(key: "a", n: n)) }
+        #expect(await publisher.flush(timeout: .seconds(15)))
+        #expect(await eventually { plainReader.statistics.delivered == 5 })
+        #expect(agreeing.all.isEmpty, "\(agreeing.all)")
+        #expect(plainReader.statistics.partitionLayoutMismatches == 0)
+
+        let errors = ErrorLog()
+        let consumer = try await startedKeyedTickBridge(
+            server, source: "c", partitions: 4, direction: .incoming, errors: errors)
+        // A consumer runs the check before start() returns.
+        let mismatches = errors.all.filter { $0.code == .partitionLayoutMismatch }
+        #expect(mismatches.count == 1, "\(errors.all)")
+        #expect(mismatches.first?.stream == plainStream)
+        #expect(mismatches.first?.type == KeyedTick.wireName)
+        #expect(mismatches.first?.reason?.contains("5 entries") == true, "\(String(describing: mismatches.first))")
+        #expect(consumer.statistics.partitionLayoutMismatches == 1)
+        #expect(consumer.statistics.description.contains("partition layout mismatches 1"))
+        for bridge in [publisher, plainReader, consumer] { await bridge.stop() }
     }
 
     @Test("the probes: what each layout looks at")
