@@ -10,19 +10,21 @@ extension EventCenter {
         callSite: CallSite
     ) -> Int {
         precondition(scope == nil || hold == nil, Self.keepOrHold)
-        if let named = event as? NamedEvent {
+        // A metatype comparison first: the dynamic cast, costly in this unspecialized code, is
+        // paid by named events alone.
+        if E.self == NamedEvent.self, let named = event as? NamedEvent {
             return dispatchNamed(
                 named.name, from: sender, data: named.data, payload: named.payload, keepingCurrent: scope,
                 holdingIfUnheard: hold, callSite: callSite)
         }
         if let hold { return dispatch(event, from: sender, holdingIfUnheard: hold, callSite: callSite) }
         let key = EventKey(E.self)
-        let (listeners, toCheck) = flowControl.withLock { state in
+        let (listeners, kept) = flowControl.withLock { state in
             let kept = KeptEvent.typed(event, from: sender, sequence: state.nextSequence())
-            let toCheck = state.keep(kept, for: key, scope: scope ?? .perType)
-            return (registry.snapshot(for: key), toCheck)
+            return (registry.snapshot(for: key), state.keep(kept, for: key, scope: scope ?? .perType))
         }
-        purgeDeadSenders(toCheck)
+        withExtendedLifetime(kept.replaced) {}
+        purgeDeadSenders(kept.toCheck)
         return deliverKept(event, to: listeners, from: sender, callSite: callSite)
     }
 
@@ -35,13 +37,13 @@ extension EventCenter {
         _ name: EventName, from sender: AnyObject?, data entry: Payload.Entry?, payload: Payload,
         keepingCurrent scope: CurrentValueScope, callSite: CallSite
     ) -> Int {
-        let (listeners, toCheck) = flowControl.withLock { state in
+        let (listeners, kept) = flowControl.withLock { state in
             let kept = KeptEvent.named(
                 name, data: entry, payload: payload, from: sender, sequence: state.nextSequence())
-            let toCheck = state.keep(kept, for: .name(name.rawValue), scope: scope)
-            return (registry.namedSnapshot(for: name), toCheck)
+            return (registry.namedSnapshot(for: name), state.keep(kept, for: .name(name.rawValue), scope: scope))
         }
-        purgeDeadSenders(toCheck)
+        withExtendedLifetime(kept.replaced) {}
+        purgeDeadSenders(kept.toCheck)
         let event = NamedEvent(name: name, sender: sender.map(Sender.init), data: entry, payload: payload)
         return deliverKept(event, to: listeners, from: sender, callSite: callSite)
     }

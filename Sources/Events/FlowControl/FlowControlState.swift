@@ -71,17 +71,21 @@ extension FlowControlState.State {
     /// Keeps `kept` as the current value of `key`, per type or per its sender. Returns the
     /// per-sender values to check for dead senders, when a purge is due (the caller loads their
     /// weak references outside the lock).
-    mutating func keep(_ kept: KeptEvent, for key: EventKey, scope: CurrentValueScope) -> [KeptEvent] {
+    ///
+    /// The value it replaces is returned too, for the caller to release after unlocking: it may
+    /// hold the last reference to a user's object, whose deinitializer must not run under the lock.
+    mutating func keep(_ kept: KeptEvent, for key: EventKey, scope: CurrentValueScope) -> (
+        toCheck: [KeptEvent], replaced: KeptEvent?
+    ) {
         guard scope == .perSender, let senderID = kept.senderID else {
-            perType[key] = kept
-            return []
+            return ([], perType.updateValue(kept, forKey: key))
         }
         var kept = kept
         kept.isPerSender = true
-        perSender[key, default: [:]][senderID] = kept
+        let replaced = perSender[key, default: [:]].updateValue(kept, forKey: senderID)
         let count = perSender.values.reduce(0) { $0 + $1.count }
-        guard count > perSenderPurgeAt else { return [] }
-        return perSender.values.flatMap(\.values)
+        guard count > perSenderPurgeAt else { return ([], replaced) }
+        return (perSender.values.flatMap(\.values), replaced)
     }
 
     /// Drops the per-sender values among `dead` (the same entries, by sequence) and sets the

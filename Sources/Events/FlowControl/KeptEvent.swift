@@ -7,29 +7,32 @@ struct KeptEvent: Sendable {
     /// life there, and run its deinitializer under the lock).
     let senderID: ObjectIdentifier?
     let sender: WeakObject?
-    /// Delivers the event to a record of its key, from the given sender; returns whether it
-    /// was received.
-    let deliver: @Sendable (EventCenter, ListenerRecord, AnyObject?) -> Bool
-    /// The event as listeners see it, from the given sender.
-    let value: @Sendable (AnyObject?) -> any Event
-    /// The event, for messages.
-    let description: String
+    /// The event itself, and how to deliver it: one allocation per kept event, where two
+    /// closures over the event took one each.
+    let payload: KeptPayload
     /// Whether it is a current value kept for its sender, which goes away with the sender.
     var isPerSender = false
+
+    /// Delivers the event to a record of its key, from the given sender; returns whether it
+    /// was received.
+    func deliver(_ center: EventCenter, _ record: ListenerRecord, _ sender: AnyObject?) -> Bool {
+        payload.deliver(center, record, sender)
+    }
+
+    /// The event as listeners see it, from the given sender.
+    func value(_ sender: AnyObject?) -> any Event { payload.value(sender) }
+
+    /// What the event is, for messages: its type or its name. Described only when a message
+    /// needs it, since `String(describing:)` of a type costs many times a whole dispatch.
+    var identity: EventIdentity { payload.identity }
+    /// The event, for messages.
+    var description: String { identity.description }
 
     /// Keeps a typed event.
     static func typed<E: Event>(_ event: E, from sender: AnyObject?, sequence: UInt64) -> KeptEvent {
         KeptEvent(
             sequence: sequence, senderID: sender.map(ObjectIdentifier.init), sender: sender.map(WeakObject.init),
-            deliver: { center, record, sender in
-                // Unchecked: a kept event is only ever delivered to records of its own key,
-                // which are all `TypedListenerRecord<E>` (see the dispatch loop).
-                center.deliver(
-                    event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender,
-                    sender.map(Sender.init), nil
-                ).delivered
-            },
-            value: { _ in event }, description: String(describing: E.self))
+            payload: TypedPayload(event))
     }
 
     /// Keeps a named event without its sender, which is held weakly and put back when the
@@ -37,19 +40,9 @@ struct KeptEvent: Sendable {
     static func named(
         _ name: EventName, data: Payload.Entry?, payload: Payload, from sender: AnyObject?, sequence: UInt64
     ) -> KeptEvent {
-        let make: @Sendable (AnyObject?) -> NamedEvent = { sender in
-            NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
-        }
-        return KeptEvent(
+        KeptEvent(
             sequence: sequence, senderID: sender.map(ObjectIdentifier.init), sender: sender.map(WeakObject.init),
-            deliver: { center, record, sender in
-                // Unchecked: records of a name, or of every name, are `TypedListenerRecord<NamedEvent>`s.
-                center.deliver(
-                    make(sender), to: unsafeDowncast(record, to: TypedListenerRecord<NamedEvent>.self), from: sender,
-                    sender.map(Sender.init), nil
-                ).delivered
-            },
-            value: make, description: "\"\(name)\"")
+            payload: NamedPayload(name: name, data: data, payload: payload))
     }
 
     /// Whether a listener with the sender filter `filter` (nil: none) could receive it.
@@ -83,5 +76,74 @@ final class WeakObject: @unchecked Sendable {
 
     init(_ object: AnyObject) {
         self.object = object
+    }
+}
+
+/// What a ``KeptEvent`` holds of its event. Subclassed per kind of event; immutable.
+class KeptPayload: @unchecked Sendable {
+    // Why @unchecked is safe: the class has no stored state, and its subclasses only `let`
+    // properties of Sendable types.
+
+    var identity: EventIdentity { preconditionFailure("subclasses describe their event") }
+
+    func deliver(_ center: EventCenter, _ record: ListenerRecord, _ sender: AnyObject?) -> Bool {
+        preconditionFailure("subclasses deliver their event")
+    }
+
+    func value(_ sender: AnyObject?) -> any Event {
+        preconditionFailure("subclasses give their event")
+    }
+}
+
+/// A typed event, kept.
+final class TypedPayload<E: Event>: KeptPayload, @unchecked Sendable {
+    // Why @unchecked is safe: `event` is an immutable `Sendable` value.
+    let event: E
+
+    init(_ event: E) {
+        self.event = event
+    }
+
+    override var identity: EventIdentity { .type(TypeIdentity(E.self)) }
+
+    override func deliver(_ center: EventCenter, _ record: ListenerRecord, _ sender: AnyObject?) -> Bool {
+        // Unchecked: a kept event is only ever delivered to records of its own key, which are
+        // all `TypedListenerRecord<E>` (see the dispatch loop).
+        center.deliver(
+            event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender, sender.map(Sender.init),
+            nil
+        ).delivered
+    }
+
+    override func value(_ sender: AnyObject?) -> any Event { event }
+}
+
+/// A named event, kept without its sender (see ``KeptEvent/named(_:data:payload:from:sequence:)``).
+final class NamedPayload: KeptPayload, @unchecked Sendable {
+    // Why @unchecked is safe: every property is an immutable `Sendable` value.
+    let name: EventName
+    let data: Payload.Entry?
+    let payload: Payload
+
+    init(name: EventName, data: Payload.Entry?, payload: Payload) {
+        self.name = name
+        self.data = data
+        self.payload = payload
+    }
+
+    override var identity: EventIdentity { .name(name.rawValue) }
+
+    override func deliver(_ center: EventCenter, _ record: ListenerRecord, _ sender: AnyObject?) -> Bool {
+        // Unchecked: records of a name, or of every name, are `TypedListenerRecord<NamedEvent>`s.
+        center.deliver(
+            make(sender), to: unsafeDowncast(record, to: TypedListenerRecord<NamedEvent>.self), from: sender,
+            sender.map(Sender.init), nil
+        ).delivered
+    }
+
+    override func value(_ sender: AnyObject?) -> any Event { make(sender) }
+
+    private func make(_ sender: AnyObject?) -> NamedEvent {
+        NamedEvent(name: name, sender: sender.map(Sender.init), data: data, payload: payload)
     }
 }
