@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -203,6 +204,41 @@ struct CurrentValueTests {
             }
         }
         #expect(subscriptions.values.count == 4)
+    }
+
+    /// A kept event's payload whose deinitializer reads the center's current values.
+    final class Snapshot: Sendable {
+        let center: EventCenter
+        let readInDeinit: Recorder<Int?>
+        init(center: EventCenter, readInDeinit: Recorder<Int?>) {
+            self.center = center
+            self.readInDeinit = readInDeinit
+        }
+        deinit { readInDeinit.record(center.currentValue(of: CartChanged.self)?.items) }
+    }
+    struct SnapshotTaken: Event { let snapshot: Snapshot }
+
+    @Test("a current value that is replaced is released outside the center's lock: its deinit may use the center")
+    func replacedValueReleasedOutsideTheLock() async {
+        let center = EventCenter()
+        let reads = Recorder<Int?>()
+        center.dispatch(CartChanged(items: 7), keepingCurrent: .perType)
+        let done = DispatchSemaphore(value: 0)
+        // On a thread of its own, so that a deadlock fails this test instead of hanging the run.
+        Thread.detachNewThread {
+            center.dispatch(
+                SnapshotTaken(snapshot: Snapshot(center: center, readInDeinit: reads)), keepingCurrent: .perType)
+            center.dispatch(
+                SnapshotTaken(snapshot: Snapshot(center: center, readInDeinit: reads)), keepingCurrent: .perType)
+            done.signal()
+        }
+        let finished = await Task.detached { done.wait(timeout: .now() + 30) == .success }.value
+        #expect(finished, "replacing a current value deadlocked")
+        // The first snapshot, replaced by the second, read the center from its deinit.
+        #expect(reads.values == [7])
+        // Clearing releases outside the lock too (and ends the cycle of the center and its value).
+        center.clearCurrentValue(of: SnapshotTaken.self)
+        #expect(reads.values == [7, 7])
     }
 
     @Test("named events keep current values too, per name and per sender")
