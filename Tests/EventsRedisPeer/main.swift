@@ -4,8 +4,8 @@ import Foundation
 import RedisTestSupport
 
 // A receiving process for the Redis tests that kill one with SIGKILL mid-stream and start it
-// again (Tests/EventsRedisTests/ReceiverCrashTests.swift). Not a product: the tests find it
-// beside their own executable.
+// again (Tests/EventsRedisTests/ReceiverCrashTests.swift), or with `publish` first a publishing
+// one (PublishingPeer.swift). Not a product: the tests find it beside their own executable.
 //
 //   events-redis-peer <redis URL> <consumer name> <key prefix> <output file> <life> <hold at>
 //
@@ -26,6 +26,11 @@ import RedisTestSupport
 struct Sequenced: RemoteEvent {
     static let wireName = "com.example.test.sequenced"
     let n: Int
+}
+
+// The publishing peer has its own usage (PublishingPeer.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "publish" {
+    await runPublishingPeer(Array(CommandLine.arguments.dropFirst(2)))
 }
 
 let arguments = CommandLine.arguments

@@ -28,6 +28,10 @@ final class BridgeCounters: Sendable {
     /// A gauge: stream entries this consumer has read and not acknowledged (being delivered, or
     /// waiting for a retry).
     let pendingEntries = Atomic<Int>(0)
+    /// Local events refused because the outbox was full.
+    let rejectedOutboxFull = Atomic<Int>(0)
+    /// Events read from the outbox when the bridge opened it, queued to be published again.
+    let republishedFromOutbox = Atomic<Int>(0)
 
     /// The counters and the pending-entries gauge; the publish buffer gauges are the bridge's
     /// to fill in, since the queues are not counted here.
@@ -51,6 +55,8 @@ final class BridgeCounters: Sendable {
         statistics.deadLettered = deadLettered.load(ordering: .relaxed)
         statistics.retriesScheduled = retriesScheduled.load(ordering: .relaxed)
         statistics.pendingEntries = pendingEntries.load(ordering: .relaxed)
+        statistics.rejectedOutboxFull = rejectedOutboxFull.load(ordering: .relaxed)
+        statistics.republishedFromOutbox = republishedFromOutbox.load(ordering: .relaxed)
         return statistics
     }
 }

@@ -68,6 +68,16 @@ extension RedisBridge {
         /// 1). Beyond it, new events are rejected with
         /// ``RedisBridgeError/publishBufferFull(type:id:capacity:)``.
         public var publishBufferCapacity = 10_000
+        /// A file where each outgoing stream event is written before `dispatch` returns, so
+        /// that the events Redis has not acknowledged yet survive the death of this process;
+        /// `nil` (the default) keeps them in memory only. See ``RedisBridge/Outbox``.
+        ///
+        /// The bridge opens the file when it is created, and queues what an earlier run left
+        /// in it ahead of every event dispatched from then on; when the file cannot be used
+        /// (another bridge has it open, it is not an outbox file), every `carry` and
+        /// ``RedisBridge/start()`` throw ``RedisBridgeError/Code/outboxUnavailable``, so that
+        /// nothing is carried without it.
+        public var outbox: Outbox? = nil
         /// How many recent event identities are remembered to suppress duplicates. An identity
         /// is an event's `source` and `id`, compared byte for byte. The window's memory grows
         /// with the identities it holds, up to its bound once full (see `Docs/Performance.md`
@@ -249,7 +259,8 @@ extension RedisBridge {
         ///
         /// Rules: ``source`` must not be empty (CloudEvents requires a non-empty `source`, and
         /// every receiver would reject the bridge's events), ``publishBufferCapacity`` must be
-        /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, and on a cluster
+        /// at least 1, ``maxReceivedDataDepth`` must be from 1 to 512, an ``outbox`` needs a path,
+        /// at least 4096 ``Outbox/maximumBytes`` and a sync interval above zero, and on a cluster
         /// (`RedisConfiguration.cluster`) ``replicatedPublishing`` must be `nil`: `WAIT` counts
         /// the replicas of one node, and a batch of events spans several.
         public func validated() throws(RedisBridgeError) -> Configuration {
@@ -265,6 +276,15 @@ extension RedisBridge {
             if publishBufferCapacity < 1 {
                 throw .invalidConfiguration(
                     "publishBufferCapacity is \(publishBufferCapacity); it must be at least 1")
+            }
+            if let outbox {
+                if outbox.path.isEmpty { throw .invalidConfiguration("outbox.path must not be empty") }
+                if outbox.maximumBytes < 4096 {
+                    throw .invalidConfiguration("outbox.maximumBytes is \(outbox.maximumBytes); it must be at least 4096")
+                }
+                if case .interval(let interval) = outbox.sync.kind, interval <= .zero {
+                    throw .invalidConfiguration("outbox.sync is \(outbox.sync); the interval must be above zero")
+                }
             }
             if !(1...Inbound.Limits.deepestDataDepth).contains(maxReceivedDataDepth) {
                 throw .invalidConfiguration(

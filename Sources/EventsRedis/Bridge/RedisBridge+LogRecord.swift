@@ -99,7 +99,7 @@ extension RedisBridgeError {
     var logLevel: RedisBridge.LogRecord.Level {
         switch code {
         case .stoppedWithUnpublishedEvents, .consumerGroupLost, .startFailed, .invalidConfiguration,
-            .duplicateWireName, .alreadyStarted:
+            .duplicateWireName, .alreadyStarted, .outboxUnavailable, .outboxDamaged, .outboxEntriesExpired:
             .error
         default:
             .warning
@@ -120,6 +120,7 @@ extension RedisBridgeError {
         fields["stream"] = stream
         fields["group"] = group
         fields["count"] = unpublishedCount.map(String.init)
+        fields["path"] = path
         return fields
     }
 }

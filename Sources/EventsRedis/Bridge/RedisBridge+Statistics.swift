@@ -82,6 +82,16 @@ extension RedisBridge {
         /// the entries still counted here are left for a restart with the same consumer name,
         /// or for another consumer of the group to claim.
         public var pendingEntries = 0
+        /// Local events that were not published because the ``Configuration/outbox`` was full
+        /// (each reported as ``RedisBridgeError/Code/outboxFull``).
+        public var rejectedOutboxFull = 0
+        /// Events an earlier run left in the ``Configuration/outbox``, which this bridge read
+        /// when it was created and queued to be published again.
+        public var republishedFromOutbox = 0
+        /// A gauge: events in the ``Configuration/outbox`` that Redis has not acknowledged yet.
+        public var outboxEvents = 0
+        /// A gauge: the size of the ``Configuration/outbox`` file in bytes.
+        public var outboxBytes = 0
 
         /// Statistics with every counter and gauge at zero: what a bridge reports before it has
         /// done anything, and the starting point for computing increases between snapshots.
@@ -109,6 +119,10 @@ extension RedisBridge {
                 + "dead-lettered \(deadLettered), retries scheduled \(retriesScheduled); "
                 + "now: publish buffer \(publishBufferDepth) (stream \(streamPublishBufferDepth), "
                 + "Pub/Sub \(pubSubPublishBufferDepth)), pending entries \(pendingEntries)"
+                + (outboxBytes == 0 && republishedFromOutbox == 0 && rejectedOutboxFull == 0
+                    ? ""
+                    : "; outbox: \(outboxEvents) events waiting, \(outboxBytes) bytes, "
+                        + "\(republishedFromOutbox) published again, \(rejectedOutboxFull) rejected (full)")
         }
     }
 }

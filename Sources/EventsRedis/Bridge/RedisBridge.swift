@@ -92,6 +92,8 @@ public final class RedisBridge: Sendable {
 
     let counters = BridgeCounters()
     let outbound: Outbound
+    /// Why the configured outbox could not be opened: every `carry` and `start()` throw it.
+    let outboxFailure: RedisBridgeError?
     /// The failure policies given to `carry` for single events, by stream key.
     let failurePolicies = LockedBox<[String: FailurePolicy]>([:])
     /// Where every component reports its errors: the error handler, then the log.
@@ -114,7 +116,28 @@ public final class RedisBridge: Sendable {
             connectionWatch.note(error)
         }
         self.report = report
-        outbound = Outbound(configuration: configuration, counters: counters, report: report)
+        var outbox: DurableOutbox?
+        var recovered: [OutboxRecord.Entry] = []
+        var notes: [RedisBridgeError] = []
+        var outboxFailure: RedisBridgeError?
+        if let settings = configuration.outbox {
+            do {
+                (outbox, recovered, notes) = try DurableOutbox.open(settings, report: report)
+            } catch {
+                outboxFailure = error
+            }
+        }
+        self.outboxFailure = outboxFailure
+        outbound = Outbound(configuration: configuration, counters: counters, outbox: outbox, report: report)
+        // Ahead of every event this bridge hears: nothing is listened to before `carry`.
+        outbound.queueAgain(recovered)
+        counters.republishedFromOutbox.increment(by: recovered.count)
+        notes.forEach(report)
+        if let settings = configuration.outbox, !recovered.isEmpty {
+            configuration.log(
+                .notice, "Redis bridge: \(recovered.count) events left in the outbox by an earlier run will be published again",
+                metadata: ["path": settings.path, "count": String(recovered.count)])
+        }
     }
 
     deinit {
@@ -126,6 +149,7 @@ public final class RedisBridge: Sendable {
         state.clients.forEach { $0.close() }
         state.receiver?.close()
         giveUpOnQueuedEvents()
+        outbound.outbox?.close()
         connectionWatch.stop()
     }
 
@@ -155,6 +179,7 @@ public final class RedisBridge: Sendable {
         let depth = { (queue: PublishQueue) in queue.isClosed ? 0 : queue.count }
         statistics.streamPublishBufferDepth = depth(outbound.streamQueue)
         statistics.pubSubPublishBufferDepth = depth(outbound.pubSubQueue)
+        if let outbox = outbound.outbox { (statistics.outboxEvents, statistics.outboxBytes) = outbox.gauges }
         return statistics
     }
 
@@ -217,6 +242,7 @@ public final class RedisBridge: Sendable {
 
     func add(_ event: CarriedEvent, direction: Direction) throws(RedisBridgeError) {
         _ = try configuration.validated()
+        if let outboxFailure { throw outboxFailure }
         var event = event
         event.direction = direction
         let failure: RedisBridgeError? = lock.withLock {
@@ -279,8 +305,9 @@ public final class RedisBridge: Sendable {
             return state.carried
         }
         guard let carried else { throw .alreadyStarted }
-        do {
+        do throws(RedisBridgeError) {
             _ = try configuration.validated()
+            if let outboxFailure { throw outboxFailure }
         } catch {
             lock.withLock { state.phase = .idle }
             throw error
@@ -343,7 +370,11 @@ public final class RedisBridge: Sendable {
         // One publishing connection per mode that has outgoing events. From here on a queued
         // message is picked up as soon as it is queued, and what was queued before goes now.
         var publishers: [Publisher] = []
-        for mode in [Mode.stream, .pubSub] where published.contains(where: { $0.mode == mode }) {
+        // And for a mode of which only the outbox holds events, left by a run that carried more.
+        for mode in [Mode.stream, .pubSub]
+        where published.contains(where: { $0.mode == mode })
+            || (mode == .stream ? outbound.streamQueue : outbound.pubSubQueue).count > 0
+        {
             let publishClient = RedisClient(configuration.redis)
             clients.append(publishClient)
             let publisher = Publisher(
@@ -351,7 +382,7 @@ public final class RedisBridge: Sendable {
                 mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
                 report: report,
                 trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil,
-                replication: configuration.replicatedPublishing)
+                replication: configuration.replicatedPublishing, outbox: outbound.outbox)
             publisher.queue.setWaker { publisher.kick() }
             publisher.kick()
             publishers.append(publisher)
@@ -551,6 +582,8 @@ public final class RedisBridge: Sendable {
         }
         subscriptions.forEach { $0.cancel() }
         let (unpublishedStream, unpublishedPubSub) = giveUpOnQueuedEvents()
+        // What was given up stays in the file, for the next bridge that opens it.
+        outbound.outbox?.close()
 
         publishers.forEach { $0.stop() }
         clients.forEach { $0.close() }

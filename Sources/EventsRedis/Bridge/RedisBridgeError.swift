@@ -43,7 +43,8 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         enum Kind: String, Sendable {
             case invalidMessage, unknownType, undecodableData, cannotEncode, publishBufferFull, pubSubEventLost,
                 redis, consumerGroupLost, stoppedWithUnpublishedEvents, duplicateWireName, alreadyStarted,
-                invalidConfiguration, startFailed, partitionLayoutMismatch
+                invalidConfiguration, startFailed, partitionLayoutMismatch, outboxUnavailable, outboxFull,
+                outboxDamaged, outboxEntriesExpired
         }
 
         let kind: Kind
@@ -112,6 +113,30 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         /// Sets ``RedisBridgeError/type``, ``RedisBridgeError/stream`` and
         /// ``RedisBridgeError/reason``.
         public static let partitionLayoutMismatch = Code(.partitionLayoutMismatch)
+        /// The ``RedisBridge/Outbox`` file cannot be used: another bridge has it open, it is not
+        /// an outbox file, or reading, writing or syncing it failed. Thrown by `carry` and
+        /// ``RedisBridge/start()`` when the file cannot be opened (nothing is carried without
+        /// the outbox asked for); reported when a later write fails (the event is still
+        /// published, but not kept in the file).
+        ///
+        /// Sets ``RedisBridgeError/path`` and ``RedisBridgeError/reason``.
+        public static let outboxUnavailable = Code(.outboxUnavailable)
+        /// The events waiting in the outbox take its ``RedisBridge/Outbox/maximumBytes``: an
+        /// event was not published.
+        ///
+        /// Sets ``RedisBridgeError/type``, ``RedisBridgeError/id`` and ``RedisBridgeError/capacity``
+        /// (in bytes).
+        public static let outboxFull = Code(.outboxFull)
+        /// The outbox file ended in a damaged record (a write torn by a crash of the machine, or
+        /// bytes changed on disk): it was cut off there, and the records before it kept.
+        ///
+        /// Sets ``RedisBridgeError/path`` and ``RedisBridgeError/reason``.
+        public static let outboxDamaged = Code(.outboxDamaged)
+        /// Events found in the outbox file were older than its ``RedisBridge/Outbox/maximumAge``
+        /// and were not published again.
+        ///
+        /// Sets ``RedisBridgeError/path`` and ``RedisBridgeError/unpublishedCount``.
+        public static let outboxEntriesExpired = Code(.outboxEntriesExpired)
 
         /// The code's name, such as `"startFailed"`: the same as the name of the static member
         /// that makes such an error.
@@ -135,6 +160,10 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         case invalidConfiguration(String)
         case startFailed(RedisError)
         case partitionLayoutMismatch(type: String, stream: String, reason: String)
+        case outboxUnavailable(path: String, reason: String)
+        case outboxFull(type: String, id: String, capacity: Int)
+        case outboxDamaged(path: String, reason: String)
+        case outboxEntriesExpired(path: String, count: Int)
     }
 
     private let storage: Storage
@@ -234,6 +263,27 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         RedisBridgeError(.partitionLayoutMismatch(type: type, stream: stream, reason: reason))
     }
 
+    /// The outbox file at `path` cannot be used, for the `reason` given.
+    public static func outboxUnavailable(path: String, reason: String) -> RedisBridgeError {
+        RedisBridgeError(.outboxUnavailable(path: path, reason: reason))
+    }
+
+    /// Event `id` of `type` was not published: the events waiting in the outbox take its
+    /// `capacity` bytes.
+    public static func outboxFull(type: String, id: String, capacity: Int) -> RedisBridgeError {
+        RedisBridgeError(.outboxFull(type: type, id: id, capacity: capacity))
+    }
+
+    /// The outbox file at `path` ended in a damaged record, cut off as `reason` says.
+    public static func outboxDamaged(path: String, reason: String) -> RedisBridgeError {
+        RedisBridgeError(.outboxDamaged(path: path, reason: reason))
+    }
+
+    /// `count` events in the outbox file at `path` were too old to be published again.
+    public static func outboxEntriesExpired(path: String, count: Int) -> RedisBridgeError {
+        RedisBridgeError(.outboxEntriesExpired(path: path, count: count))
+    }
+
     // MARK: - Reading errors
 
     /// What kind of problem this is.
@@ -253,6 +303,10 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidConfiguration: .invalidConfiguration
         case .startFailed: .startFailed
         case .partitionLayoutMismatch: .partitionLayoutMismatch
+        case .outboxUnavailable: .outboxUnavailable
+        case .outboxFull: .outboxFull
+        case .outboxDamaged: .outboxDamaged
+        case .outboxEntriesExpired: .outboxEntriesExpired
         }
     }
 
@@ -270,12 +324,13 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
 
     /// The event's wire name (its CloudEvents `type`), for ``Code/unknownType``,
     /// ``Code/undecodableData``, ``Code/cannotEncode``, ``Code/publishBufferFull``,
-    /// ``Code/pubSubEventLost``, ``Code/duplicateWireName`` and ``Code/partitionLayoutMismatch``.
+    /// ``Code/pubSubEventLost``, ``Code/duplicateWireName``, ``Code/partitionLayoutMismatch`` and
+    /// ``Code/outboxFull``.
     public var type: String? {
         switch storage {
         case .unknownType(let type, _, _), .undecodableData(let type, _, _, _), .cannotEncode(let type, _),
             .publishBufferFull(let type, _, _), .pubSubEventLost(let type, _, _), .duplicateWireName(let type),
-            .partitionLayoutMismatch(let type, _, _):
+            .partitionLayoutMismatch(let type, _, _), .outboxFull(let type, _, _):
             type
         default:
             nil
@@ -283,11 +338,11 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The event's CloudEvents `id`, for ``Code/unknownType``, ``Code/undecodableData``,
-    /// ``Code/publishBufferFull`` and ``Code/pubSubEventLost``.
+    /// ``Code/publishBufferFull``, ``Code/pubSubEventLost`` and ``Code/outboxFull``.
     public var id: String? {
         switch storage {
         case .unknownType(_, let id, _), .undecodableData(_, let id, _, _), .publishBufferFull(_, let id, _),
-            .pubSubEventLost(_, let id, _):
+            .pubSubEventLost(_, let id, _), .outboxFull(_, let id, _):
             id
         default:
             nil
@@ -305,21 +360,34 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
 
     /// What is wrong, in words: why data did not decode (``Code/undecodableData``) or encode
     /// (``Code/cannotEncode``), what the configuration lacks (``Code/invalidConfiguration``), or
-    /// how two partition layouts miss each other (``Code/partitionLayoutMismatch``).
+    /// how two partition layouts miss each other (``Code/partitionLayoutMismatch``), or what is
+    /// wrong with an outbox file (``Code/outboxUnavailable``, ``Code/outboxDamaged``).
     public var reason: String? {
         switch storage {
         case .undecodableData(_, _, _, let reason), .cannotEncode(_, let reason), .invalidConfiguration(let reason),
-            .partitionLayoutMismatch(_, _, let reason):
+            .partitionLayoutMismatch(_, _, let reason), .outboxUnavailable(_, let reason), .outboxDamaged(_, let reason):
             reason
         default:
             nil
         }
     }
 
-    /// How many events the full publish buffer holds, for ``Code/publishBufferFull``.
+    /// How many events the full publish buffer holds, for ``Code/publishBufferFull``; how many
+    /// bytes the full outbox may hold, for ``Code/outboxFull``.
     public var capacity: Int? {
-        guard case .publishBufferFull(_, _, let capacity) = storage else { return nil }
-        return capacity
+        switch storage {
+        case .publishBufferFull(_, _, let capacity), .outboxFull(_, _, let capacity): capacity
+        default: nil
+        }
+    }
+
+    /// The outbox file's path, for ``Code/outboxUnavailable``, ``Code/outboxDamaged`` and
+    /// ``Code/outboxEntriesExpired``.
+    public var path: String? {
+        switch storage {
+        case .outboxUnavailable(let path, _), .outboxDamaged(let path, _), .outboxEntriesExpired(let path, _): path
+        default: nil
+        }
     }
 
     /// What Redis or the connection to it did, for ``Code/pubSubEventLost``, ``Code/redis`` and
@@ -347,10 +415,13 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// How many events were not published when the bridge stopped, for
-    /// ``Code/stoppedWithUnpublishedEvents``.
+    /// ``Code/stoppedWithUnpublishedEvents``, or were found too old in the outbox, for
+    /// ``Code/outboxEntriesExpired``.
     public var unpublishedCount: Int? {
-        guard case .stoppedWithUnpublishedEvents(let count) = storage else { return nil }
-        return count
+        switch storage {
+        case .stoppedWithUnpublishedEvents(let count), .outboxEntriesExpired(_, let count): count
+        default: nil
+        }
     }
 
     /// Whether `error` has this code: lets a code stand for its errors in a `switch` over an
@@ -398,6 +469,16 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
                 "Redis bridge: could not start: \(error) Nothing is received until start() succeeds, and outgoing events wait in the publish buffer: call start() again."
         case .partitionLayoutMismatch(_, _, let reason):
             return "Redis bridge: \(reason)"
+        case .outboxUnavailable(let path, let reason):
+            return "Redis bridge: outbox \(path): \(reason)"
+        case .outboxFull(let type, let id, let capacity):
+            return
+                "Redis bridge: outbox full (the events waiting for Redis take its \(capacity) bytes); \"\(type)\" event \(id) was not published"
+        case .outboxDamaged(let path, let reason):
+            return "Redis bridge: outbox \(path) was damaged: \(reason)"
+        case .outboxEntriesExpired(let path, let count):
+            return
+                "Redis bridge: outbox \(path) held \(count) events older than its maximum age; they were not published again"
         }
     }
 }

@@ -17,11 +17,15 @@ final class Outbound: Sendable {
     /// per event (`UUID().uuidString` on Linux was most of a publish).
     let idPrefix: String
     private let nextID = Atomic<UInt64>(0)
+    /// Where accepted events are written before `publish` returns; nil without an outbox (or
+    /// when it could not be opened, in which case nothing is carried).
+    let outbox: DurableOutbox?
 
     init(
-        configuration: RedisBridge.Configuration, counters: BridgeCounters,
+        configuration: RedisBridge.Configuration, counters: BridgeCounters, outbox: DurableOutbox? = nil,
         report: @escaping @Sendable (RedisBridgeError) -> Void
     ) {
+        self.outbox = outbox
         source = configuration.source
         subject = configuration.subject
         // A capacity below 1 fails `Configuration.validated()`, so nothing is ever queued with
@@ -43,6 +47,20 @@ final class Outbound: Sendable {
     /// queue of `mode`, which keeps it.
     func route(type: String, mode: RedisBridge.Mode, key: String) -> OutboundRoute {
         queue(mode).route(type: type, key: key, idPrefix: idPrefix)
+    }
+
+    /// Queues what an earlier run left in the outbox, in the order it was written, ahead of
+    /// everything dispatched from now on: each keeps its own id (receivers suppress the copy
+    /// Redis may already have), whatever the buffer's capacity.
+    func queueAgain(_ entries: [OutboxRecord.Entry]) {
+        for entry in entries {
+            let queue = queue(entry.mode)
+            let route = queue.route(type: entry.type, key: entry.key, idPrefix: entry.idPrefix)
+            _ = queue.enqueue(
+                OutboundMessage(
+                    route: route, idNumber: entry.idNumber, payload: entry.payload, outboxSequence: entry.sequence),
+                ignoringCapacity: true)
+        }
     }
 
     private func queue(_ mode: RedisBridge.Mode) -> PublishQueue {
@@ -71,9 +89,36 @@ final class Outbound: Sendable {
             report(.cannotEncode(type: envelope.type, reason: String(describing: error)))
             return
         }
-        let message = OutboundMessage(route: route, idNumber: sequence, payload: payload)
+        var outboxSequence: UInt64 = 0
+        var ticket: UInt64?
+        if let outbox, mode == .stream || outbox.settings.includesPubSub {
+            switch outbox.append(
+                mode: mode, type: envelope.type, key: route.key, idPrefix: idPrefix, idNumber: sequence,
+                payload: payload)
+            {
+            case .written(let entry, let written):
+                outboxSequence = entry
+                if outbox.syncsEveryEvent { ticket = written }
+            case .full:
+                counters.rejectedOutboxFull.increment()
+                report(.outboxFull(type: envelope.type, id: idPrefix + String(sequence), capacity: outbox.settings.maximumBytes))
+                return
+            case .failed(let error):
+                report(error)
+            case .closed:
+                break
+            }
+        }
+        let message = OutboundMessage(route: route, idNumber: sequence, payload: payload, outboxSequence: outboxSequence)
         let queue = queue(mode)
-        if !queue.enqueue(message) {
+        // Queued before the wait for the disk, so that the publisher sends it meanwhile; a
+        // confirmation that comes first finds the entry already written.
+        let accepted = queue.enqueue(message)
+        if let ticket, let outbox { outbox.waitUntilDurable(ticket) }
+        if !accepted {
+            // Refused (the buffer full, or the bridge stopping): reported as not published, so
+            // the file must not publish it later either.
+            if outboxSequence != 0, let outbox { outbox.confirm([outboxSequence]) }
             if queue.isClosed {
                 // Heard while the bridge stopped, after its buffer was given up.
                 counters.unpublishedAtStop.increment()

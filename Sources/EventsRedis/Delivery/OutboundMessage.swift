@@ -15,11 +15,14 @@ struct OutboundMessage: Sendable {
     unowned(unsafe) let route: OutboundRoute
     let payload: [UInt8]
     let idNumber: UInt64
+    /// The message's entry in the bridge's outbox, to confirm once Redis has it; 0 when it has none.
+    let outboxSequence: UInt64
 
-    init(route: OutboundRoute, idNumber: UInt64, payload: [UInt8]) {
+    init(route: OutboundRoute, idNumber: UInt64, payload: [UInt8], outboxSequence: UInt64 = 0) {
         self.route = route
         self.idNumber = idNumber
         self.payload = payload
+        self.outboxSequence = outboxSequence
     }
 
     var type: String { route.type }

@@ -38,9 +38,9 @@ final class PublishQueue: Sendable {
     }
 
     /// Adds a message and wakes the publisher; false when the queue is full or closed.
-    func enqueue(_ message: OutboundMessage) -> Bool {
+    func enqueue(_ message: OutboundMessage, ignoringCapacity: Bool = false) -> Bool {
         lock.lock()
-        let action = state.enqueue(message)
+        let action = state.enqueue(message, ignoringCapacity: ignoringCapacity)
         lock.unlock()
         switch action {
         case .refuse:

@@ -104,8 +104,10 @@ struct PublishQueueStateMachine {
 
     /// A message arrives from a publishing thread. Runs for every published event.
     @inline(__always)
-    mutating func enqueue(_ message: OutboundMessage) -> EnqueueAction {
-        guard !isClosed, count < capacity else { return .refuse }
+    /// `ignoringCapacity` is for what an outbox held from an earlier run: it was accepted then,
+    /// and a smaller buffer now must not drop it.
+    mutating func enqueue(_ message: OutboundMessage, ignoringCapacity: Bool = false) -> EnqueueAction {
+        guard !isClosed, ignoringCapacity || count < capacity else { return .refuse }
         append(Slot(message: message, sequence: enqueued))
         enqueued += 1
         guard let waker else { return .accept }

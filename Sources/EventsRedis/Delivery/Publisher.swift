@@ -54,6 +54,8 @@ final class Publisher: Sendable {
     /// With replicated publishing, how many replicas must have each batch (`WAIT`) and for how
     /// long to wait for them; nil when a batch is done once the master has it.
     let replication: RedisBridge.ReplicatedPublishing?
+    /// Told which messages are done, so that it does not publish them again after a restart.
+    let outbox: DurableOutbox?
     private let lock = Lock()
     // Guarded by `lock`, which also makes every access exclusive, so the run-time exclusivity
     // checks can never fail. They are off because `kick` follows every enqueue: each published
@@ -63,8 +65,10 @@ final class Publisher: Sendable {
     init(
         queue: PublishQueue, client: RedisClient, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1,
         counters: BridgeCounters, report: @escaping @Sendable (RedisBridgeError) -> Void,
-        trimming: (maxLength: Int, interval: Duration)?, replication: RedisBridge.ReplicatedPublishing? = nil
+        trimming: (maxLength: Int, interval: Duration)?, replication: RedisBridge.ReplicatedPublishing? = nil,
+        outbox: DurableOutbox? = nil
     ) {
+        self.outbox = outbox
         self.replication = mode == .stream ? replication : nil
         self.queue = queue
         self.client = client
@@ -191,6 +195,23 @@ final class Publisher: Sendable {
             return queue.removeFirstDeferringWakeups(count, keeping: kept)
         }
         for continuation in wakeups { continuation.resume() }
+        if let outbox, count > kept.count { outbox.confirm(Self.outboxSequences(of: batch.prefix(count), keeping: kept)) }
+    }
+
+    /// The outbox entries of the messages a settle removed: the first ones of the batch, but the
+    /// `kept` offsets (ascending).
+    private static func outboxSequences(of removed: ArraySlice<OutboundMessage>, keeping kept: [Int]) -> [UInt64] {
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(removed.count)
+        var nextKept = kept.startIndex
+        for (offset, message) in removed.enumerated() {
+            if nextKept < kept.endIndex, kept[nextKept] == offset {
+                nextKept += 1
+                continue
+            }
+            if message.outboxSequence != 0 { sequences.append(message.outboxSequence) }
+        }
+        return sequences
     }
 
     /// Settles `batch` by the replies to its `commands` (each reply settles the messages its
