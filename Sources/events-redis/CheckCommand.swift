@@ -36,10 +36,10 @@ struct CheckCommand {
         let stream: String
         let layout: Int
         let reason: String
-        var group: String?
-        var entries: Int?
-        var groups: [String]?
-        var missingFrom: String?
+        var group: String? = nil
+        var entries: Int? = nil
+        var groups: [String]? = nil
+        var missingFrom: String? = nil
     }
 
     struct TypeLayouts {
@@ -151,10 +151,10 @@ struct CheckCommand {
                     + "\(name) on \(probe.stream), a stream that its layout (\(Self.layoutText(probe.layout))) does not "
                     + "read; a process carries the type on another number of partitions, or an old partition is not "
                     + "drained yet"
-                var mismatch = Mismatch(type: type, stream: probe.stream, layout: probe.layout, reason: reason)
-                mismatch.group = name
-                mismatch.entries = unread
-                mismatches.append(mismatch)
+                mismatches.append(
+                    Mismatch(
+                        type: type, stream: probe.stream, layout: probe.layout, reason: reason, group: name,
+                        entries: unread))
             case .readersMissingFrom(let written):
                 let readers = Set(stream.groups.map(\.name)).subtracting(facts[written]?.groups.map(\.name) ?? [])
                     .filter { group == nil || $0 == group }
@@ -162,12 +162,12 @@ struct CheckCommand {
                 let names = readers.sorted()
                 let reason =
                     "the consumer groups \(names.joined(separator: ",")) read \(type) on \(probe.stream) but not on "
-                    + "\(written), where a publisher on \(Self.layoutText(probe.layout)) writes it; they carry the type "
-                    + "on another number of partitions and miss its events"
-                var mismatch = Mismatch(type: type, stream: probe.stream, layout: probe.layout, reason: reason)
-                mismatch.groups = names
-                mismatch.missingFrom = written
-                mismatches.append(mismatch)
+                    + "\(written), where a process carrying it on \(Self.layoutText(probe.layout)) publishes it; they carry "
+                    + "the type on another number of partitions and miss its events"
+                mismatches.append(
+                    Mismatch(
+                        type: type, stream: probe.stream, layout: probe.layout, reason: reason, groups: names,
+                        missingFrom: written))
             }
         }
         let layouts = TypeLayouts(

@@ -75,6 +75,13 @@ struct StatusCommand {
         return TypeStatus(type: streams.type, kind: .stream(facts))
     }
 
+    /// `1 stream`, `4 partitions`, or both while a type moves from one layout to the other.
+    static func layout(_ facts: [StreamFacts]) -> String {
+        let partitions = facts.filter { $0.partition != nil }.count
+        guard partitions > 0 else { return "1 stream" }
+        return plural(partitions, "partition") + (partitions < facts.count ? " and the plain stream" : "")
+    }
+
     /// The lag of every group together; nil without groups, or when Redis cannot tell one's.
     static func totalLag(_ groups: [GroupSummary]) -> Int? {
         guard !groups.isEmpty else { return nil }
@@ -116,11 +123,7 @@ struct StatusCommand {
             return "\(status.type): pub/sub, \(plural(subscribers, "subscriber"))"
         case .stream(let facts):
             let groups = Self.groups(facts)
-            let partitioned = facts.contains { $0.partition != nil }
-            var lines = [
-                "\(status.type): stream, "
-                    + (partitioned ? plural(facts.count, "partition") : plural(facts.count, "stream"))
-            ]
+            var lines = ["\(status.type): stream, \(Self.layout(facts))"]
             let lag = Self.totalLag(groups)
             var totals = [
                 "length \(facts.reduce(0) { $0 + $1.length })",
@@ -175,10 +178,11 @@ struct StatusCommand {
         case .stream(let facts):
             let groups = Self.groups(facts)
             let lag = Self.totalLag(groups)
-            let partitioned = facts.contains { $0.partition != nil }
+            let partitions = facts.filter { $0.partition != nil }.count
             return .object([
                 ("type", .string(status.type)), ("mode", .string("stream")),
-                ("partitions", .int(partitioned ? facts.count : 1)),
+                ("partitions", .int(max(partitions, 1))),
+                ("plainStream", .bool(facts.contains { $0.partition == nil })),
                 ("length", .int(facts.reduce(0) { $0 + $1.length })),
                 ("pending", .int(groups.reduce(0) { $0 + $1.pending })),
                 ("lag", .optional(lag)),

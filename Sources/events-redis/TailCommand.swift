@@ -62,24 +62,13 @@ struct TailCommand {
         let configuration = access.options.redis
         let run = self.run
         let type = self.type
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for reader in readers {
-                    let client = RedisClient(configuration)
-                    run.onStop { client.close() }
-                    group.addTask { try await Self.read(reader, client: client, run: run, type: type) }
-                }
-                group.addTask { await Self.watchStandardOutput(run) }
-                defer { run.stop() }
-                try await group.next()
-                run.stop()
-                try await group.waitForAll()
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw .redis("\(error)")
+        var readerTasks: [@Sendable () async throws -> Void] = []
+        for reader in readers {
+            let client = RedisClient(configuration)
+            run.onStop { client.close() }
+            readerTasks.append { try await Self.read(reader, client: client, run: run, type: type) }
         }
+        try await Self.untilFirstEnds(run, readerTasks)
     }
 
     private static func read(_ streams: [(String, String)], client: RedisClient, run: TailRun, type: String)
@@ -127,9 +116,10 @@ struct TailCommand {
         let run = self.run
         let type = self.type
         run.onStop { subscriber.close() }
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
+        try await Self.untilFirstEnds(
+            run,
+            [
+                {
                     for try await event in subscriber.events(channels: [channel]) {
                         switch event {
                         case .subscribed:
@@ -142,17 +132,7 @@ struct TailCommand {
                         }
                     }
                 }
-                group.addTask { await Self.watchStandardOutput(run) }
-                defer { run.stop() }
-                try await group.next()
-                run.stop()
-                try await group.waitForAll()
-            }
-        } catch let error as RedisError {
-            throw .redis(error.description)
-        } catch {
-            throw .redis("\(error)")
-        }
+            ])
     }
 
     // MARK: - Both
@@ -173,6 +153,29 @@ struct TailCommand {
             guard run.emit(CloudEventLines.oneLine(event)) else { return false }
         }
         return !run.isStopped
+    }
+
+    /// Runs `tasks` and a watch of standard output until the first of them ends, then ends the
+    /// run, which ends the others (their connections close).
+    private static func untilFirstEnds(_ run: TailRun, _ tasks: [@Sendable () async throws -> Void])
+        async throws(CommandFailure)
+    {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in tasks { group.addTask(operation: task) }
+                group.addTask { await watchStandardOutput(run) }
+                defer { run.stop() }
+                try await group.next()
+                run.stop()
+                try await group.waitForAll()
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch let error as RedisError {
+            throw .redis(error.description)
+        } catch {
+            throw .redis("\(error)")
+        }
     }
 
     /// Ends the run when the reader of standard output goes away, even while no event comes.
