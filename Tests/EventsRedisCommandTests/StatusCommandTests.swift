@@ -58,11 +58,7 @@ struct StatusCommandTests {
     @Test("status finds partitioned streams and subscribed Pub/Sub types by itself")
     func discoversTypes() async throws {
         let server = try RedisServer()
-        let consumer = try await Consumer(server.configuration, group: "billing", partitions: 4)
-        let publisher = try await Publisher(server.configuration, partitions: 4)
-        await publisher.publishAndWait(0..<12)
-        #expect(await eventually { consumer.received.count == 12 })
-        #expect(await acknowledged(server.configuration, sequencedStreams(partitions: 4), group: "billing"))
+        let (consumer, _) = try await carry(on: server, group: "billing", reading: 4, publishing: 4, events: 0..<12)
         let listener = RedisBridge(
             center: EventCenter(), configuration: bridgeConfiguration(server.configuration, source: "pinged"))
         try listener.carry(Pinged.self, mode: .pubSub, direction: .incoming)

@@ -16,10 +16,7 @@ final class CommandProcess {
         let description: String
     }
 
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("events-redis")
-    }
+    static var executable: URL { executableBesideTests("events-redis") }
 
     let arguments: [String]
     private let process = Process()
@@ -54,7 +51,7 @@ final class CommandProcess {
 
     deinit {
         if process.isRunning {
-            _ = sendSignal(process.processIdentifier, SIGKILL)
+            sendSignal(SIGKILL, to: process.processIdentifier)
             waitForExit(of: process)
         }
         try? FileManager.default.removeItem(at: directory)
@@ -65,25 +62,19 @@ final class CommandProcess {
     var errorOutput: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` (SIGINT, SIGTERM) to the process.
-    func send(_ signal: Int32) { _ = sendSignal(process.processIdentifier, signal) }
+    func send(_ signal: Int32) { sendSignal(signal, to: process.processIdentifier) }
 
     /// Waits for the process to exit, without holding a thread; returns its status, or nil
     /// when it had to be killed after `timeout`.
     func exitStatus(timeout: Duration = .seconds(60)) async -> Int32? {
         guard await eventually(timeout: timeout, { !process.isRunning }) else {
-            _ = sendSignal(process.processIdentifier, SIGKILL)
+            sendSignal(SIGKILL, to: process.processIdentifier)
             waitForExit(of: process)
             return nil
         }
         return process.terminationStatus
     }
 }
-
-#if canImport(Glibc)
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Glibc.kill(pid, signal) }
-#else
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Darwin.kill(pid, signal) }
-#endif
 
 /// What a finished run printed, and how it exited.
 struct CommandResult: CustomStringConvertible {

@@ -98,6 +98,22 @@ final class Consumer: Sendable {
     }
 }
 
+/// A consumer in `group` that reads `Sequenced` on `reading` partitions and a publisher that
+/// writes it on `publishing`, once `events` were published; where the layouts match, once the
+/// consumer has handled and acknowledged them all.
+func carry(
+    on server: RedisServer, group: String, reading: Int, publishing: Int, events: Range<Int>
+) async throws -> (Consumer, Publisher) {
+    let consumer = try await Consumer(server.configuration, group: group, partitions: reading)
+    let publisher = try await Publisher(server.configuration, partitions: publishing)
+    await publisher.publishAndWait(events)
+    if reading == publishing {
+        #expect(await eventually { consumer.received.count == events.count })
+        #expect(await acknowledged(server.configuration, sequencedStreams(partitions: reading), group: group))
+    }
+    return (consumer, publisher)
+}
+
 /// The stream keys of `Sequenced` on `partitions` streams under the default prefix.
 func sequencedStreams(partitions: Int = 1) -> [String] {
     let type = Sequenced.wireName
