@@ -82,8 +82,9 @@ enum Help {
           --dry-run  say what would be done, and change nothing
 
         An ID is a dead letter's own id, as list prints it. Where the letters of several
-        partitions share an id, give PARTITION/ID. Every ID is looked up before anything is
-        changed: one that is not there changes nothing and exits 1.
+        partitions share an id, give PARTITION/ID (a bare ID they share is a usage error).
+        Every ID is looked up before anything is changed: one that is not there changes
+        nothing and exits 1.
 
         \(options)
         """
@@ -99,7 +100,8 @@ enum Help {
         so that tailing takes nothing from the bridges that consume it; every partition is
         followed. A Pub/Sub type is followed as one more subscriber. The mode is the one found
         in Redis; --mode chooses it for a type that has neither a stream nor a subscriber yet.
-        Messages that are not CloudEvents are skipped, with a line on standard error.
+        Messages that are not CloudEvents are skipped, with a line on standard error. Every
+        line is JSON already: --json changes nothing here.
 
         \(options)
         """

@@ -89,6 +89,21 @@ struct TailCommandTests {
         }
     }
 
+    @Test("tail ends with status 0 when its standard output closes, even while no event comes")
+    func outputCloses() async throws {
+        let server = try RedisServer()
+        let publisher = try await Publisher(server.configuration)
+        await publisher.publishAndWait([1])
+        let pipe = Pipe()
+        let tail = try CommandProcess(urlArguments(server) + ["tail", Sequenced.wireName], outputPipe: pipe)
+        #expect(await eventually { tail.errorOutput.contains("following") }, "\(tail.errorOutput)")
+        // The reader goes away: the write end the test holds too is closed as well, so that
+        // the tail's end of the pipe is the only one left.
+        try pipe.fileHandleForWriting.close()
+        try pipe.fileHandleForReading.close()
+        #expect(await tail.exitStatus() == 0, "\(tail.errorOutput)")
+    }
+
     @Test("tail of a type with neither a stream nor a subscriber exits 1 unless --mode is given")
     func nothingToFollow() async throws {
         let server = try RedisServer()

@@ -25,8 +25,9 @@ final class CommandProcess {
     private let errorFile: URL
 
     /// Starts `events-redis` with `arguments`; `environment` replaces its environment (by
-    /// default it gets none, so that no `EVENTS_REDIS_URL` of the machine's leaks in).
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// default it gets none, so that no `EVENTS_REDIS_URL` of the machine's leaks in). With
+    /// `outputPipe`, standard output goes there rather than to a file.
+    init(_ arguments: [String], environment: [String: String] = [:], outputPipe: Pipe? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
             throw Failure(
                 description: "\(Self.executable.path) is missing: build with `swift build --build-tests` first")
@@ -43,7 +44,7 @@ final class CommandProcess {
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardOutput = try outputPipe ?? FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         // The threads tests run on block most signals, which the child would inherit.
         try RedisServer.runUnmasked(process)
