@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "EventsTesting", targets: ["EventsTesting"]),
         .executable(name: "events-demo", targets: ["events-demo"]),
         .executable(name: "events-bench", targets: ["events-bench"]),
+        .executable(name: "events-redis", targets: ["events-redis"]),
     ],
     targets: [
         .target(name: "Events", swiftSettings: strictSettings),
@@ -57,6 +58,11 @@ let package = Package(
         .executableTarget(
             name: "events-demo", dependencies: ["Events", "EventsRedis", "EventsSVG", "RedisServerSupport"],
             resources: [.copy("Resources/movies.json")],
+            swiftSettings: strictSettings),
+        // The operator command: status, dead letters, tail and layout checks, on the public API of
+        // the bridge and the client only, so that everything it shows is there for users' own tools.
+        .executableTarget(
+            name: "events-redis", dependencies: ["Events", "EventsRedis", "EventsRedisClient", "EventsRedisTLS"],
             swiftSettings: strictSettings),
         // Measurement helpers for the benchmark: they count heap allocations and read heap usage on
         // Linux (glibc); elsewhere they report "unsupported".
@@ -116,6 +122,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Runs the built `events-redis` binary, found beside the test executable, against real
+        // servers that real bridges wrote to.
+        .testTarget(
+            name: "EventsRedisCommandTests",
+            dependencies: ["EventsRedis", "RedisServerSupport", "RedisTestSupport"],
+            swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,10 +17,7 @@ final class PeerProcess {
     }
 
     /// The peer executable, built beside the test executable by `swift build --build-tests`.
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("events-redis-peer")
-    }
+    static var executable: URL { executableBesideTests("events-redis-peer") }
 
     private let process = Process()
     private let input = Pipe()
@@ -47,7 +44,7 @@ final class PeerProcess {
 
     /// Kills the peer with SIGKILL, as a crash or the kernel's OOM killer would, and waits for it.
     func kill() {
-        _ = sendSignal(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
         waitForExit(of: process)
     }
 
@@ -62,12 +59,6 @@ final class PeerProcess {
         return process.terminationStatus
     }
 }
-
-#if canImport(Glibc)
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Glibc.kill(pid, signal) }
-#else
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Darwin.kill(pid, signal) }
-#endif
 
 /// The lines a peer run wrote (see Tests/EventsRedisPeer/main.swift).
 struct PeerOutput {
