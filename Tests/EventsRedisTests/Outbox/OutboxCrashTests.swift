@@ -1,0 +1,138 @@
+import Events
+import Foundation
+import RedisServerSupport
+import RedisTestSupport
+import Testing
+
+@testable import EventsRedis
+
+/// What a publishing peer wrote (see Tests/EventsRedisPeer/PublishingPeer.swift).
+private struct PublisherOutput {
+    var ready: [Int: Int] = [:]
+    var sent: [Int: [Int]] = [:]
+    var flushed: [Int: Bool] = [:]
+    var errors: [String] = []
+
+    init(file: URL) {
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+            guard parts.count == 3, let life = Int(parts[1]) else { continue }
+            switch parts[0] {
+            case "ready": ready[life] = Int(parts[2].split(separator: "=").last ?? "") ?? -1
+            case "sent": if let n = Int(parts[2]) { sent[life, default: []].append(n) }
+            case "flushed": flushed[life] = parts[2] == "ok"
+            case "error": errors.append(parts[2])
+            default: break
+            }
+        }
+    }
+}
+
+/// Where a kill lands in a round.
+enum OutboxKillMoment: String, CaseIterable, CustomStringConvertible {
+    /// Redis up, events flowing.
+    case redisUp
+    /// Redis killed first: the publisher holds what it dispatched since.
+    case redisDown
+    /// A small file that is compacted every few hundred events.
+    case compacting
+
+    var description: String { rawValue }
+}
+
+/// The publishing process is killed with SIGKILL at random points and started again on the
+/// same outbox: every event whose `dispatch` returned reaches the stream, in order of first
+/// arrival, and every copy of an event carries the same CloudEvents id, so receivers suppress
+/// it (a receiving bridge here, running through every round, handles each event once).
+///
+/// `OUTBOX_KILL_ROUNDS` sets how many rounds each moment and sync policy gets (1 by default;
+/// `scripts/outbox-kill.sh` runs hundreds), `OUTBOX_KILL_SEED` the seed of the kill points.
+@Suite("Outbox: publishing process killed", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
+struct OutboxCrashTests {
+    static let rounds = Int(ProcessInfo.processInfo.environment["OUTBOX_KILL_ROUNDS"] ?? "") ?? 1
+    static let seed = UInt64(ProcessInfo.processInfo.environment["OUTBOX_KILL_SEED"] ?? "") ?? 0x0B0C_5EED
+
+    @Test(
+        "events whose dispatch returned survive a SIGKILL of their publisher, in order, copies suppressed",
+        arguments: [(OutboxKillMoment.redisUp, "every"), (.redisDown, "every"), (.compacting, "every"), (.redisDown, "interval")])
+    func killedPublisherLosesNothing(moment: OutboxKillMoment, sync: String) async throws {
+        let server = try RedisServer()
+        let directory = try OutboxDirectory()
+        var generator = SeededGenerator(seed: Self.seed &+ UInt64(moment.hashValue & 0xFF) &+ (sync == "every" ? 0 : 7))
+        let errors = ErrorLog()
+        let center = EventCenter()
+        let handled = LockedBox<[Int: Int]>([:])
+        let listener = center.listen(to: Sequenced.self) { event in handled.withLock { $0[event.n, default: 0] += 1 } }
+        let receiver = RedisBridge(center: center, configuration: bridgeConfiguration(server, source: "receiver", errors: errors))
+        try receiver.carry(Sequenced.self, mode: .stream, direction: .incoming)
+        try await receiver.start()
+
+        var summary: [String] = []
+        for round in 1...Self.rounds {
+            let output = directory.url.appendingPathComponent("round-\(round).out")
+            let outbox = directory.path("round-\(round).outbox")
+            let maximumBytes = moment == .compacting ? 512 << 10 : 64 << 20
+            let first = (round - 1) * 1_000_000 + 1
+            func peer(life: Int, from: Int, to: Int) throws -> PeerProcess {
+                try PeerProcess(arguments: [
+                    "publish", server.configuration.url, "test:", outbox, sync, String(maximumBytes), output.path,
+                    String(life), String(from), String(to),
+                ])
+            }
+            let killAt = Int.random(in: 20...(moment == .compacting ? 3_000 : 400), using: &generator)
+            let life1 = try peer(life: 1, from: first, to: first + 999_999)
+            #expect(await eventually(timeout: .seconds(30)) { PublisherOutput(file: output).ready[1] != nil })
+            if moment == .redisDown {
+                #expect(await eventually(timeout: .seconds(30)) { (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt / 2 })
+                server.kill()
+            }
+            #expect(await eventually(timeout: .seconds(30)) { (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt })
+            life1.kill()
+            if moment == .redisDown { try server.restart() }
+            let sent = PublisherOutput(file: output).sent[1] ?? []
+
+            let life2 = try peer(life: 2, from: 0, to: 0)
+            #expect(await eventually(timeout: .seconds(40)) { PublisherOutput(file: output).flushed[2] != nil })
+            let run = PublisherOutput(file: output)
+            #expect(run.flushed[2] == true, "the restarted publisher had Redis acknowledge what its outbox held")
+            #expect(await life2.stop() == 0)
+
+            // The stream, as Redis has it.
+            let admin = RedisClient(server.configuration)
+            let reply = try await admin.send("XRANGE", RedisArgument("test:" + Sequenced.wireName), "-", "+")
+            admin.close()
+            var idsByNumber: [Int: Set<String>] = [:]
+            var firstArrivals: [Int] = []
+            for entry in reply.array ?? [] {
+                guard let bytes = entry.array?[1].array?.last?.bytes,
+                    let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+                    let id = object["id"] as? String, let data = object["data"] as? [String: Any],
+                    let n = data["n"] as? Int, n >= first, n < first + 1_000_000
+                else { continue }
+                if idsByNumber[n] == nil { firstArrivals.append(n) }
+                idsByNumber[n, default: []].insert(id)
+            }
+            let lost = Set(sent).subtracting(idsByNumber.keys)
+            #expect(lost.isEmpty, "\(moment) \(sync) round \(round): lost \(lost.sorted().prefix(20)) of \(sent.count) sent")
+            #expect(firstArrivals == firstArrivals.sorted(), "\(moment) \(sync) round \(round): order of first arrival")
+            let copiesWithOtherIDs = idsByNumber.filter { $0.value.count > 1 }
+            #expect(copiesWithOtherIDs.isEmpty, "copies under other ids: \(copiesWithOtherIDs.prefix(5))")
+            let copies = (reply.array?.count ?? 0) - idsByNumber.count
+            // The receiver handles each event once, however many copies reached the stream.
+            #expect(
+                await eventually(timeout: .seconds(30)) {
+                    handled.withLock { counts in Set(sent).allSatisfy { counts[$0] != nil } }
+                }, "the receiver handled every event sent")
+            let twice = handled.withLock { counts in counts.filter { $0.key >= first && $0.value > 1 } }
+            #expect(twice.isEmpty, "handled more than once: \(twice.prefix(5))")
+            #expect(run.ready[2] ?? -1 >= 0)
+            summary.append(
+                "round \(round): killed after \(sent.count) sent, \(run.ready[2] ?? -1) published again, "
+                    + "\(copies) copies in the stream, lost \(lost.count)")
+        }
+        print("outbox kill, \(moment), sync \(sync): " + summary.joined(separator: "; "))
+        await receiver.stop()
+        withExtendedLifetime(listener) {}
+    }
+}
