@@ -40,6 +40,7 @@ struct EventsBench {
         Scenario(id: "redis-pubsub-throughput") { await redisThroughputScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-throughput") { await redisThroughputScenario(mode: .stream, effort: $0) },
         Scenario(id: "redis-stream-replication") { await redisReplicationScenario(effort: $0) },
+        Scenario(id: "redis-stream-outbox") { await redisOutboxScenario(effort: $0) },
         Scenario(id: "redis-pubsub-tls") { await redisTLSScenario(mode: .pubSub, effort: $0) },
         Scenario(id: "redis-stream-tls") { await redisTLSScenario(mode: .stream, effort: $0) },
         Scenario(id: "redis-cluster-stream-throughput") { await redisClusterThroughputScenario(effort: $0) },

@@ -334,7 +334,7 @@ final class BridgePath: RedisPath {
     /// (so it goes on the wire, and is made current again for the receiving listener).
     init(
         _ redis: BenchRedis, mode: RedisBridge.Mode, maxEventsPerMessage: Int = 1, tracing: Tracing = .none,
-        replication: RedisBridge.ReplicatedPublishing? = nil
+        replication: RedisBridge.ReplicatedPublishing? = nil, outbox: RedisBridge.Outbox? = nil
     ) async throws {
         self.mode = mode
         self.tracing = tracing
@@ -347,7 +347,9 @@ final class BridgePath: RedisPath {
             configuration.replicatedPublishing = replication
             return configuration
         }
-        sender = RedisBridge(center: sending, configuration: configuration("bench/sender"))
+        var senderConfiguration = configuration("bench/sender")
+        senderConfiguration.outbox = outbox
+        sender = RedisBridge(center: sending, configuration: senderConfiguration)
         receiver = RedisBridge(center: receiving, configuration: configuration("bench/receiver"))
         // One way, as on the raw path (a publishing client, a reading one): the sender does not
         // subscribe to what it publishes, nor the receiver publish.
