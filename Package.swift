@@ -75,7 +75,8 @@ let package = Package(
         // A receiving process that the Redis tests kill (SIGKILL) mid-stream and start again; they
         // find it beside their own executable. Not a product.
         .executableTarget(
-            name: "events-redis-peer", dependencies: ["Events", "EventsRedis", "RedisTestSupport"], path: "Tests/EventsRedisPeer",
+            name: "events-redis-peer", dependencies: ["Events", "EventsRedis", "RedisTestSupport"],
+            path: "Tests/EventsRedisPeer",
             swiftSettings: strictSettings),
         // A long run of the core under churn that samples resident memory: `bash scripts/soak.sh`.
         .executableTarget(name: "events-soak", dependencies: ["Events"], swiftSettings: strictSettings),

@@ -26,7 +26,9 @@ func runPublishingPeer(_ arguments: [String]) async -> Never {
         let output = LineFile(path: arguments[5]), let first = Int(arguments[7]), let last = Int(arguments[8])
     else {
         FileHandle.standardError.write(
-            Data("usage: events-redis-peer publish URL PREFIX OUTBOX every|interval MAX_BYTES FILE LIFE FIRST LAST\n".utf8))
+            Data(
+                "usage: events-redis-peer publish URL PREFIX OUTBOX every|interval MAX_BYTES FILE LIFE FIRST LAST\n"
+                    .utf8))
         exit(2)
     }
     let life = arguments[6]

@@ -280,7 +280,8 @@ extension RedisBridge {
             if let outbox {
                 if outbox.path.isEmpty { throw .invalidConfiguration("outbox.path must not be empty") }
                 if outbox.maximumBytes < 4096 {
-                    throw .invalidConfiguration("outbox.maximumBytes is \(outbox.maximumBytes); it must be at least 4096")
+                    throw .invalidConfiguration(
+                        "outbox.maximumBytes is \(outbox.maximumBytes); it must be at least 4096")
                 }
                 if case .interval(let interval) = outbox.sync.kind, interval <= .zero {
                     throw .invalidConfiguration("outbox.sync is \(outbox.sync); the interval must be above zero")

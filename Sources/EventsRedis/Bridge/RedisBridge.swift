@@ -135,7 +135,8 @@ public final class RedisBridge: Sendable {
         notes.forEach(report)
         if let settings = configuration.outbox, !recovered.isEmpty {
             configuration.log(
-                .notice, "Redis bridge: \(recovered.count) events left in the outbox by an earlier run will be published again",
+                .notice,
+                "Redis bridge: \(recovered.count) events left in the outbox by an earlier run will be published again",
                 metadata: ["path": settings.path, "count": String(recovered.count)])
         }
     }

@@ -365,7 +365,8 @@ public struct RedisBridgeError: Error, Sendable, Equatable, CustomStringConverti
     public var reason: String? {
         switch storage {
         case .undecodableData(_, _, _, let reason), .cannotEncode(_, let reason), .invalidConfiguration(let reason),
-            .partitionLayoutMismatch(_, _, let reason), .outboxUnavailable(_, let reason), .outboxDamaged(_, let reason):
+            .partitionLayoutMismatch(_, _, let reason), .outboxUnavailable(_, let reason),
+            .outboxDamaged(_, let reason):
             reason
         default:
             nil

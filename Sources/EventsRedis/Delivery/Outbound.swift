@@ -101,7 +101,9 @@ final class Outbound: Sendable {
                 if outbox.syncsEveryEvent { ticket = written }
             case .full:
                 counters.rejectedOutboxFull.increment()
-                report(.outboxFull(type: envelope.type, id: idPrefix + String(sequence), capacity: outbox.settings.maximumBytes))
+                report(
+                    .outboxFull(
+                        type: envelope.type, id: idPrefix + String(sequence), capacity: outbox.settings.maximumBytes))
                 return
             case .failed(let error):
                 report(error)
@@ -109,7 +111,8 @@ final class Outbound: Sendable {
                 break
             }
         }
-        let message = OutboundMessage(route: route, idNumber: sequence, payload: payload, outboxSequence: outboxSequence)
+        let message = OutboundMessage(
+            route: route, idNumber: sequence, payload: payload, outboxSequence: outboxSequence)
         let queue = queue(mode)
         // Queued before the wait for the disk, so that the publisher sends it meanwhile; a
         // confirmation that comes first finds the entry already written.

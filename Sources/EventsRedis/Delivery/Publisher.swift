@@ -195,7 +195,9 @@ final class Publisher: Sendable {
             return queue.removeFirstDeferringWakeups(count, keeping: kept)
         }
         for continuation in wakeups { continuation.resume() }
-        if let outbox, count > kept.count { outbox.confirm(Self.outboxSequences(of: batch.prefix(count), keeping: kept)) }
+        if let outbox, count > kept.count {
+            outbox.confirm(Self.outboxSequences(of: batch.prefix(count), keeping: kept))
+        }
     }
 
     /// The outbox entries of the messages a settle removed: the first ones of the batch, but the

@@ -23,13 +23,18 @@ struct OutboxBridgeTests {
             (error as? RedisBridgeError)?.code == .outboxUnavailable
                 && (error as? RedisBridgeError)?.path == directory.path()
         }
-        await #expect(throws: RedisBridgeError.outboxUnavailable(path: directory.path(), reason: second.outboxFailure?.reason ?? "")) {
+        await #expect(
+            throws: RedisBridgeError.outboxUnavailable(
+                path: directory.path(), reason: second.outboxFailure?.reason ?? "")
+        ) {
             try await second.start()
         }
         await first.stop()
     }
 
-    @Test("events dispatched while Redis is away, by a bridge let go, are published by the next bridge on the file, in order")
+    @Test(
+        "events dispatched while Redis is away, by a bridge let go, are published by the next bridge on the file, in order"
+    )
     func eventsOutliveTheirBridge() async throws {
         let server = try RedisServer()
         let directory = try OutboxDirectory()

@@ -48,14 +48,19 @@ enum OutboxKillMoment: String, CaseIterable, CustomStringConvertible {
 ///
 /// `OUTBOX_KILL_ROUNDS` sets how many rounds each moment and sync policy gets (1 by default;
 /// `scripts/outbox-kill.sh` runs hundreds), `OUTBOX_KILL_SEED` the seed of the kill points.
-@Suite("Outbox: publishing process killed", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
+@Suite(
+    "Outbox: publishing process killed",
+    .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct OutboxCrashTests {
     static let rounds = Int(ProcessInfo.processInfo.environment["OUTBOX_KILL_ROUNDS"] ?? "") ?? 1
     static let seed = UInt64(ProcessInfo.processInfo.environment["OUTBOX_KILL_SEED"] ?? "") ?? 0x0B0C_5EED
 
     @Test(
         "events whose dispatch returned survive a SIGKILL of their publisher, in order, copies suppressed",
-        arguments: [(OutboxKillMoment.redisUp, "every"), (.redisDown, "every"), (.compacting, "every"), (.redisDown, "interval")])
+        arguments: [
+            (OutboxKillMoment.redisUp, "every"), (.redisDown, "every"), (.compacting, "every"),
+            (.redisDown, "interval"),
+        ])
     func killedPublisherLosesNothing(moment: OutboxKillMoment, sync: String) async throws {
         let server = try RedisServer()
         let directory = try OutboxDirectory()
@@ -64,7 +69,8 @@ struct OutboxCrashTests {
         let center = EventCenter()
         let handled = LockedBox<[Int: Int]>([:])
         let listener = center.listen(to: Sequenced.self) { event in handled.withLock { $0[event.n, default: 0] += 1 } }
-        let receiver = RedisBridge(center: center, configuration: bridgeConfiguration(server, source: "receiver", errors: errors))
+        let receiver = RedisBridge(
+            center: center, configuration: bridgeConfiguration(server, source: "receiver", errors: errors))
         try receiver.carry(Sequenced.self, mode: .stream, direction: .incoming)
         try await receiver.start()
 
@@ -84,10 +90,16 @@ struct OutboxCrashTests {
             let life1 = try peer(life: 1, from: first, to: first + 999_999)
             #expect(await eventually(timeout: .seconds(30)) { PublisherOutput(file: output).ready[1] != nil })
             if moment == .redisDown {
-                #expect(await eventually(timeout: .seconds(30)) { (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt / 2 })
+                #expect(
+                    await eventually(timeout: .seconds(30)) {
+                        (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt / 2
+                    })
                 server.kill()
             }
-            #expect(await eventually(timeout: .seconds(30)) { (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt })
+            #expect(
+                await eventually(timeout: .seconds(30)) {
+                    (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt
+                })
             life1.kill()
             if moment == .redisDown { try server.restart() }
             let sent = PublisherOutput(file: output).sent[1] ?? []
@@ -116,7 +128,9 @@ struct OutboxCrashTests {
                 idsByNumber[n, default: []].insert(id)
             }
             let lost = Set(sent).subtracting(idsByNumber.keys)
-            #expect(lost.isEmpty, "\(moment) \(sync) round \(round): lost \(lost.sorted().prefix(20)) of \(sent.count) sent")
+            #expect(
+                lost.isEmpty, "\(moment) \(sync) round \(round): lost \(lost.sorted().prefix(20)) of \(sent.count) sent"
+            )
             #expect(firstArrivals == firstArrivals.sorted(), "\(moment) \(sync) round \(round): order of first arrival")
             let copiesWithOtherIDs = idsByNumber.filter { $0.value.count > 1 }
             #expect(copiesWithOtherIDs.isEmpty, "copies under other ids: \(copiesWithOtherIDs.prefix(5))")

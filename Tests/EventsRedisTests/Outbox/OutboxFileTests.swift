@@ -29,7 +29,8 @@ private func entry(_ n: UInt64, mode: RedisBridge.Mode = .stream, writtenAt: UIn
     -> OutboxRecord.Entry
 {
     OutboxRecord.Entry(
-        sequence: n, writtenAt: writtenAt, mode: mode, type: "com.example.sequenced", key: "events:com.example.sequenced",
+        sequence: n, writtenAt: writtenAt, mode: mode, type: "com.example.sequenced",
+        key: "events:com.example.sequenced",
         idPrefix: "ab12-", idNumber: n + 100, payload: Array(repeating: UInt8(ascii: "x"), count: size))
 }
 
@@ -245,7 +246,8 @@ struct OutboxFileTests {
             return
         }
         outbox.confirm([written[0]])
-        guard case .written = outbox.append(mode: .stream, type: "t", key: "k", idPrefix: "p", idNumber: 0, payload: [1])
+        guard
+            case .written = outbox.append(mode: .stream, type: "t", key: "k", idPrefix: "p", idNumber: 0, payload: [1])
         else {
             Issue.record("an append after a confirmation was refused")
             return
@@ -289,7 +291,8 @@ struct OutboxFileTests {
             _ = append(3, to: outbox)
             outbox.close()
         }
-        try Data(OutboxRecord.magic + [1, 2, 3]).write(to: URL(fileURLWithPath: DurableOutbox.compactionPath(settings.path)))
+        try Data(OutboxRecord.magic + [1, 2, 3]).write(
+            to: URL(fileURLWithPath: DurableOutbox.compactionPath(settings.path)))
         let (outbox, entries, notes) = try DurableOutbox.open(settings, report: { _ in })
         #expect(entries.count == 3 && notes.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: DurableOutbox.compactionPath(settings.path)))

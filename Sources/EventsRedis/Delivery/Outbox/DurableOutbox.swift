@@ -73,7 +73,8 @@ final class DurableOutbox: @unchecked Sendable {
             let bytes = try readAll(descriptor, path: path)
             guard let (records, ending) = OutboxRecord.read(bytes) else {
                 throw .outboxUnavailable(
-                    path: path, reason: "it is not an outbox file (it does not start with an outbox header); it was left as it is")
+                    path: path,
+                    reason: "it is not an outbox file (it does not start with an outbox header); it was left as it is")
             }
             var notes: [RedisBridgeError] = []
             var size = bytes.count
@@ -96,8 +97,10 @@ final class DurableOutbox: @unchecked Sendable {
             }
             let outbox = DurableOutbox(
                 settings: settings, descriptor: descriptor, fileSize: size, report: report,
-                firstSequence: (records.compactMap { if case .entry(let entry) = $0.record { entry.sequence } else { nil } }
-                    .max() ?? 0) + 1)
+                firstSequence: (records.compactMap {
+                    if case .entry(let entry) = $0.record { entry.sequence } else { nil }
+                }
+                .max() ?? 0) + 1)
             let (live, expired) = outbox.adopt(records)
             var entries = live
             if !expired.isEmpty {
@@ -124,7 +127,9 @@ final class DurableOutbox: @unchecked Sendable {
         nextSequence = Atomic(firstSequence)
         if case .interval(let interval) = settings.sync.kind {
             let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-            let nanoseconds = max(Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000), 1_000_000)
+            let nanoseconds = max(
+                Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000),
+                1_000_000)
             timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
             timer.setEventHandler { [weak self] in self?.syncWritten() }
             self.timer = timer
@@ -285,7 +290,8 @@ final class DurableOutbox: @unchecked Sendable {
         let copyPath = Self.compactionPath(path)
         let copy = Foundation.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard copy >= 0 else {
-            reportUnlocked(.outboxUnavailable(path: path, reason: systemError("cannot create \(copyPath) to compact it")))
+            reportUnlocked(
+                .outboxUnavailable(path: path, reason: systemError("cannot create \(copyPath) to compact it")))
             return
         }
         var newLive: [UInt64: Range<Int>] = [:]
@@ -293,7 +299,9 @@ final class DurableOutbox: @unchecked Sendable {
         var succeeded = flock(copy, LOCK_EX | LOCK_NB) == 0
         for (sequence, range) in live.sorted(by: { $0.value.lowerBound < $1.value.lowerBound }) where succeeded {
             var bytes = [UInt8](repeating: 0, count: range.count)
-            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.count, off_t(range.lowerBound)) }
+            let read = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, range.count, off_t(range.lowerBound))
+            }
             guard read == range.count else {
                 succeeded = false
                 break
@@ -395,7 +403,9 @@ private func readAll(_ descriptor: Int32, path: String) throws(RedisBridgeError)
     var bytes = [UInt8](repeating: 0, count: size)
     var offset = 0
     while offset < size {
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset)) }
+        let count = bytes.withUnsafeMutableBytes {
+            pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset))
+        }
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { throw .outboxUnavailable(path: path, reason: systemError("cannot read it")) }
         offset += count

@@ -59,7 +59,9 @@ enum OutboxRecord: Equatable {
             for sequence in sequences { Self.append(sequence, to: &output) }
         }
         let bodyLength = output.count - start - Self.headerLength
-        let checksum = output.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[(start + 8)...])) }
+        let checksum = output.withUnsafeBufferPointer {
+            CRC32.checksum(UnsafeBufferPointer(rebasing: $0[(start + 8)...]))
+        }
         Self.store(UInt32(bodyLength), at: start, in: &output)
         Self.store(checksum, at: start + 4, in: &output)
     }
