@@ -44,8 +44,12 @@ struct DrainBudgetTests {
         let heard = Recorder<Int>()
         let subscription = center.listen(to: Tick.self, on: .queue(queue)) { heard.record($0.n) }
         let firstTurn = await deliveriesInFirstTurn(of: 1...300, to: center, on: queue, heard: heard)
-        // The drain had taken the queue before the block was put on it, and ran the whole burst.
-        #expect(firstTurn == Array(1...300))
+        // The drain had taken the queue before the block was put on it, and ran the whole burst,
+        // unless the time budget ended the turn first (on a slow or instrumented build): then
+        // at a clock check, every eighth delivery, and past the 64 a turn used to be limited to.
+        let ran = firstTurn?.count ?? 0
+        #expect(firstTurn == Array(1...ran))
+        #expect(ran == 300 || (ran % 8 == 0 && ran > 64), "the first turn ran \(ran) of 300")
         subscription.cancel()
     }
 

@@ -62,7 +62,7 @@ final class DurableOutbox: @unchecked Sendable {
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .outboxUnavailable(path: path, reason: systemError("cannot open it")) }
         do throws(RedisBridgeError) {
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            guard lockWaitingForForks(descriptor) else {
                 let busy = errno == EWOULDBLOCK
                 throw .outboxUnavailable(
                     path: path,
@@ -375,6 +375,19 @@ final class DurableOutbox: @unchecked Sendable {
     }
 
     static func compactionPath(_ path: String) -> String { path + ".compacting" }
+}
+
+/// Takes the file's exclusive lock, trying again for half a second: a child process forked by
+/// this one (or by the process that had the file before) holds a copy of the descriptor, and
+/// so the lock, until it runs its program, which closes the copy. Past that, another bridge has
+/// the file. False with `errno` set when the lock cannot be had.
+private func lockWaitingForForks(_ descriptor: Int32) -> Bool {
+    for attempt in 0..<50 {
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+        guard errno == EWOULDBLOCK, attempt < 49 else { return false }
+        usleep(10_000)
+    }
+    return false
 }
 
 /// Writes all of `bytes`, resuming after interruptions and short writes.
