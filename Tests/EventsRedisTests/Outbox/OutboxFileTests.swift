@@ -282,6 +282,28 @@ struct OutboxFileTests {
         reopened.close()
     }
 
+    @Test("a compaction that copies more than its write buffer keeps every entry where the next one reads it")
+    func compactionPastItsBuffer() throws {
+        let directory = try OutboxDirectory()
+        // Compaction starts past 512 KiB; the copy is written out in 1 MiB pieces.
+        let settings = RedisBridge.Outbox(path: directory.path(), maximumBytes: 4 << 20)
+        let (outbox, _, _) = try DurableOutbox.open(settings, report: { _ in })
+        let sequences = append(3_000, to: outbox, size: 1_200)
+        #expect(!sequences.contains(0))
+        let kept = sequences.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        outbox.confirm(sequences.filter { !kept.contains($0) })
+        let size = try FileManager.default.attributesOfItem(atPath: settings.path)[.size] as? Int
+        #expect(outbox.gauges.bytes == size, "the size the outbox counts is the file's")
+        // A second compaction reads the entries at the offsets the first one recorded.
+        let last = kept.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        outbox.confirm(kept.filter { !last.contains($0) })
+        outbox.close()
+        let (reopened, entries, notes) = try DurableOutbox.open(settings, report: { _ in })
+        #expect(notes.isEmpty)
+        #expect(entries.map(\.sequence) == last)
+        reopened.close()
+    }
+
     @Test("a copy left by a compaction that died before its rename is removed; the file is read as it was")
     func leftoverCompactionCopy() throws {
         let directory = try OutboxDirectory()

@@ -296,6 +296,8 @@ final class DurableOutbox: @unchecked Sendable {
         }
         var newLive: [UInt64: Range<Int>] = [:]
         var output = OutboxRecord.magic
+        // The bytes of the copy written out of `output` so far: offsets in the copy count them.
+        var flushed = 0
         var succeeded = flock(copy, LOCK_EX | LOCK_NB) == 0
         for (sequence, range) in live.sorted(by: { $0.value.lowerBound < $1.value.lowerBound }) where succeeded {
             var bytes = [UInt8](repeating: 0, count: range.count)
@@ -306,14 +308,16 @@ final class DurableOutbox: @unchecked Sendable {
                 succeeded = false
                 break
             }
-            newLive[sequence] = output.count..<(output.count + range.count)
+            let start = flushed + output.count
+            newLive[sequence] = start..<(start + range.count)
             output.append(contentsOf: bytes)
             if output.count >= 1 << 20 {
                 succeeded = writeAll(copy, output)
+                flushed += output.count
                 output.removeAll(keepingCapacity: true)
             }
         }
-        let total = newLive.values.map(\.upperBound).max() ?? OutboxRecord.magic.count
+        let total = flushed + output.count
         succeeded = succeeded && writeAll(copy, output) && fsync(copy) == 0 && rename(copyPath, path) == 0
         guard succeeded else {
             let failure = systemError("cannot compact it; it goes on growing until it can")
