@@ -373,13 +373,11 @@ public final class RedisBridge: Sendable {
         var publishers: [Publisher] = []
         // And for a mode of which only the outbox holds events, left by a run that carried more.
         for mode in [Mode.stream, .pubSub]
-        where published.contains(where: { $0.mode == mode })
-            || (mode == .stream ? outbound.streamQueue : outbound.pubSubQueue).count > 0
-        {
+        where published.contains(where: { $0.mode == mode }) || outbound.queue(mode).count > 0 {
             let publishClient = RedisClient(configuration.redis)
             clients.append(publishClient)
             let publisher = Publisher(
-                queue: mode == .stream ? outbound.streamQueue : outbound.pubSubQueue, client: publishClient,
+                queue: outbound.queue(mode), client: publishClient,
                 mode: mode, maxEventsPerMessage: configuration.maxEventsPerMessage, counters: counters,
                 report: report,
                 trimming: mode == .stream ? configuration.streamMaxLength.map { ($0, .seconds(1)) } : nil,

@@ -63,7 +63,8 @@ final class Outbound: Sendable {
         }
     }
 
-    private func queue(_ mode: RedisBridge.Mode) -> PublishQueue {
+    /// The publish queue of `mode`.
+    func queue(_ mode: RedisBridge.Mode) -> PublishQueue {
         mode == .pubSub ? pubSubQueue : streamQueue
     }
 

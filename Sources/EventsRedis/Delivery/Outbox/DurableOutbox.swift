@@ -101,12 +101,10 @@ final class DurableOutbox: @unchecked Sendable {
                     if case .entry(let entry) = $0.record { entry.sequence } else { nil }
                 }
                 .max() ?? 0) + 1)
-            let (live, expired) = outbox.adopt(records)
-            var entries = live
+            let (entries, expired) = outbox.adopt(records)
             if !expired.isEmpty {
                 outbox.confirm(expired.map(\.sequence))
                 notes.append(.outboxEntriesExpired(path: path, count: expired.count))
-                entries.removeAll { entry in expired.contains { $0.sequence == entry.sequence } }
             }
             return (outbox, entries, notes)
         } catch {
@@ -127,10 +125,8 @@ final class DurableOutbox: @unchecked Sendable {
         nextSequence = Atomic(firstSequence)
         if case .interval(let interval) = settings.sync.kind {
             let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-            let nanoseconds = max(
-                Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000),
-                1_000_000)
-            timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+            let milliseconds = max(interval.wholeMilliseconds, 1)
+            timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
             timer.setEventHandler { [weak self] in self?.syncWritten() }
             self.timer = timer
             timer.resume()
@@ -153,7 +149,7 @@ final class DurableOutbox: @unchecked Sendable {
         var expired: [OutboxRecord.Entry] = []
         let oldest: UInt64? = settings.maximumAge.map { age in
             let now = UInt64(max(Date().timeIntervalSince1970 * 1000, 0))
-            let ageMilliseconds = UInt64(max(age.components.seconds, 0)) * 1000
+            let ageMilliseconds = UInt64(max(age.wholeMilliseconds, 0))
             return now > ageMilliseconds ? now - ageMilliseconds : 0
         }
         condition.lock()
@@ -268,10 +264,8 @@ final class DurableOutbox: @unchecked Sendable {
             done.append(sequence)
         }
         guard !done.isEmpty else { return }
-        if live.isEmpty, fileSize >= compactionThreshold {
-            compact()
-            return
-        }
+        // A compaction leaves the confirmed entries out of the copy: nothing to write for them.
+        if fileSize >= compactionThreshold, liveBytes * 2 < fileSize, compact() { return }
         var record: [UInt8] = []
         OutboxRecord.confirmation(done).append(to: &record)
         if writeAll(descriptor, record) {
@@ -279,20 +273,19 @@ final class DurableOutbox: @unchecked Sendable {
         } else {
             _ = ftruncate(descriptor, off_t(fileSize))
         }
-        if fileSize >= compactionThreshold, liveBytes * 2 < fileSize { compact() }
     }
 
     /// Rewrites the file with only its live entries: into a copy, forced to disk, renamed over
     /// the file. A crash before the rename leaves the file as it was; after it, the copy whole.
-    /// Called with the lock held.
-    private func compact() {
+    /// Called with the lock held; false when it failed (and was reported), the file unchanged.
+    private func compact() -> Bool {
         while syncing { condition.wait() }
         let copyPath = Self.compactionPath(path)
         let copy = Foundation.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard copy >= 0 else {
             reportUnlocked(
                 .outboxUnavailable(path: path, reason: systemError("cannot create \(copyPath) to compact it")))
-            return
+            return false
         }
         var newLive: [UInt64: Range<Int>] = [:]
         var output = OutboxRecord.magic
@@ -324,7 +317,7 @@ final class DurableOutbox: @unchecked Sendable {
             Foundation.close(copy)
             unlink(copyPath)
             reportUnlocked(.outboxUnavailable(path: path, reason: failure))
-            return
+            return false
         }
         Self.syncDirectory(of: path)
         Foundation.close(descriptor)
@@ -332,6 +325,7 @@ final class DurableOutbox: @unchecked Sendable {
         live = newLive
         fileSize = total
         synced = written
+        return true
     }
 
     /// Makes a rename in the file's directory durable.
