@@ -156,7 +156,7 @@ extension RedisBridge {
         ///   it) is claimed once it has been idle this long, and delivered again at once.
         /// - An entry whose listener failed and that waits for a retry (see
         ///   ``FailurePolicy``) is never claimed from a consumer that runs and reaches Redis,
-        ///   however long its backoff: that consumer claims it again to itself every half of
+        ///   however long its backoff: that consumer claims it again to itself every third of
         ///   this time, which resets its idle time in Redis without counting a delivery, and
         ///   delivers it once the backoff is over. From a consumer that died, or that cannot
         ///   reach Redis for this long, it is claimed this long after that consumer last

@@ -240,15 +240,16 @@ extension StreamConsumer {
     // idle for `claimMinimumIdle`, any consumer's claim pass (this one's included) would take
     // it and deliver it before its backoff is over. So this consumer claims each waiting entry
     // again to itself, at once when it is scheduled (it was idle while its listeners ran), then
-    // every `keepingInterval`, half of `claimMinimumIdle`: with `JUSTID`, a claim resets the
+    // every `keepingInterval`, a third of `claimMinimumIdle` (so a consumer may go two thirds of
+    // it without reaching Redis and still keep its entries): with `JUSTID`, a claim resets the
     // idle time without counting a delivery. A consumer that died, or cannot reach Redis, keeps
     // nothing: the others claim its entries after `claimMinimumIdle`.
 
-    /// How often an entry waiting for a retry is touched (its idle time reset): half of
+    /// How often an entry waiting for a retry is touched (its idle time reset): a third of
     /// ``RedisBridge/Configuration/claimMinimumIdle``, so that a claim pass never finds it idle
     /// for that long while this consumer runs.
     var keepingInterval: Duration {
-        max(configuration.claimMinimumIdle / 2, .milliseconds(10))
+        max(configuration.claimMinimumIdle / 3, .milliseconds(10))
     }
 
     /// Resets the idle time of the waiting entries due to be touched: those just scheduled,

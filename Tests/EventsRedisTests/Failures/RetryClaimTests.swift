@@ -11,11 +11,12 @@ import Testing
     "Retries and claims", .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
 struct RetryClaimTests {
     static let stream = "test:" + Sequenced.wireName
-    /// Claims after 2 s idle, looked for every 100 ms (the test configuration's). A waiting entry
-    /// is kept fresh every second: the guarantee holds while its consumer reaches Redis that
-    /// often, and a second leaves room for the pauses of a loaded machine running the whole
-    /// suite in parallel (at 500 ms, a 250 ms pause let the other consumer claim it).
-    static let claimMinimumIdle = Duration.seconds(2)
+    /// Claims after 3 s idle, looked for every 100 ms (the test configuration's). A waiting entry
+    /// is kept fresh every second: the guarantee holds while its consumer reaches Redis within
+    /// two seconds, which leaves room for the pauses of a loaded machine running the whole
+    /// suite in parallel (at 500 ms, a 250 ms pause let the other consumer claim it; at 2 s,
+    /// kept every second, a continuous-integration run paused the holder for over a second).
+    static let claimMinimumIdle = Duration.seconds(3)
 
     func publisher(_ server: RedisServer, errors: ErrorLog) async throws -> (EventCenter, RedisBridge) {
         let center = EventCenter()
@@ -44,7 +45,7 @@ struct RetryClaimTests {
     func retryOutlastsClaimMinimumIdle() async throws {
         let server = try RedisServer()
         let errors = ErrorLog()
-        let backoff = Duration.seconds(4)
+        let backoff = Duration.seconds(5)
         let holder = try await consumer(server, errors: errors, name: "c1", backoff: backoff)
         let (center, publisher) = try await publisher(server, errors: errors)
         center.dispatch(Sequenced(n: 1))

@@ -10,8 +10,10 @@ import Testing
 ///
 /// Replay a failure with the seed it prints:
 /// `EVENTS_MODEL_SEED=0x... swift test --filter CoreModelTests`. `EVENTS_MODEL_OPS` sets the
-/// number of operations (by default a million off the main actor and a hundred thousand on it,
-/// a twentieth of that under a sanitizer).
+/// number of operations (by default 300,000 off the main actor and 30,000 on it, fewer under a
+/// sanitizer); `scripts/model.sh` runs them long. The runs in `swift test` are kept short:
+/// they share two cores with the whole suite, and the ones on the main actor hold it, which
+/// slows every test that waits for a main-actor delivery.
 // A time limit, so that a run that never ends fails with its seed printed (each run prints its
 // seed before it starts) instead of holding up the whole suite.
 @Suite("Model-based randomized test of the core", .timeLimit(.minutes(8)))
@@ -24,7 +26,7 @@ struct CoreModelTests {
     @Test("the center agrees with the model after every operation, dispatching off the main actor")
     func agreesOffTheMainActor() async {
         let seed = ModelRunSettings.seed()
-        let count = ModelRunSettings.operations(plain: 1_000_000, sanitized: 50_000)
+        let count = ModelRunSettings.operations(plain: 300_000, sanitized: 50_000)
         let contexts = ModelRunSettings.contexts(Self.offMainContexts)
         // Two independent runs (seeds `seed` and `seed + 1`, half the operations each) on
         // threads of their own: the machine has two cores, and the run waits for actor
@@ -62,7 +64,7 @@ struct CoreModelTests {
     @Test("the center agrees with the model after every operation, dispatching on the main actor")
     func agreesOnTheMainActor() async {
         let seed = ModelRunSettings.seed()
-        let count = ModelRunSettings.operations(plain: 100_000, sanitized: 5_000)
+        let count = ModelRunSettings.operations(plain: 30_000, sanitized: 5_000)
         print("model run on the main actor: seed \(ModelRunSettings.hex(seed)), starting")
         let start = ContinuousClock.now
         let result = await ModelRunner.runOnMainActor(
@@ -85,7 +87,7 @@ struct CoreModelTests {
     @Test("with every diagnostic on and a tracer installed, the center still agrees with the model")
     func agreesWhenObserved() async {
         let seed = ModelRunSettings.seed() &+ 2
-        let count = ModelRunSettings.operations(plain: 100_000, sanitized: 5_000)
+        let count = ModelRunSettings.operations(plain: 30_000, sanitized: 5_000)
         let contexts = ModelRunSettings.contexts(Self.offMainContexts)
         let box = ResultBox()
         print("observed model run: seed \(ModelRunSettings.hex(seed)), starting")
@@ -113,7 +115,7 @@ struct CoreModelTests {
     @Test("observed on the main actor too, where main-actor listeners run inline, the center agrees with the model")
     func agreesWhenObservedOnTheMainActor() async {
         let seed = ModelRunSettings.seed() &+ 3
-        let count = ModelRunSettings.operations(plain: 50_000, sanitized: 2_000)
+        let count = ModelRunSettings.operations(plain: 15_000, sanitized: 2_000)
         print("observed model run on the main actor: seed \(ModelRunSettings.hex(seed)), starting")
         let start = ContinuousClock.now
         let result = await ModelRunner.runOnMainActor(
