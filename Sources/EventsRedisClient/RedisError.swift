@@ -292,6 +292,9 @@ extension RedisError {
     /// What went wrong and what to do about it, in a sentence or two, with the details.
     public var description: String {
         switch storage {
+        case .connectFailed(let host, 0, let reason):
+            // No one server: a Sentinel lookup names the master, a cluster "cluster".
+            "Could not connect to Redis (\(host)): \(reason). Check that the servers run and the addresses are right."
         case .connectFailed(let host, let port, let reason):
             "Could not connect to Redis at \(host):\(port): \(reason). Check that the server runs and the address is right."
         case .connectionClosed:

@@ -55,6 +55,16 @@ struct RedisErrorTests {
         }
     }
 
+    @Test("a failure to find a server names what was looked for (a Sentinel master, a cluster), without a port")
+    func connectFailureWithoutServer() {
+        let error = RedisError.connectFailed(host: "orders", port: 0, reason: "no sentinel named the master")
+        #expect(
+            error.description
+                == "Could not connect to Redis (orders): no sentinel named the master. Check that the servers run and the addresses are right."
+        )
+        #expect(error.port == 0 && error.host == "orders")
+    }
+
     @Test("codes are distinct, and each describes itself by its name")
     func codeNames() {
         let codes = Self.all.map(\.code)

@@ -63,7 +63,8 @@ extension RedisConnection {
                 }
                 return RedisSentinelConfiguration.Address(host: host, port: port)
             } catch {
-                reasons.append("\(address): \(error)")
+                // The reason alone: the whole description would repeat its advice for each one.
+                reasons.append("\(address): \(error.reason ?? error.description)")
             }
         }
         throw .connectFailed(
