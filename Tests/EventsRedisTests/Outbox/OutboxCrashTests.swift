@@ -37,6 +37,9 @@ enum OutboxKillMoment: String, CaseIterable, CustomStringConvertible {
     case redisDown
     /// A small file that is compacted every few hundred events.
     case compacting
+    /// The moment a compaction has created its copy: killed between the copy's creation and
+    /// its rename over the file, as often as the watch sees it.
+    case insideCompaction
 
     var description: String { rawValue }
 }
@@ -59,7 +62,7 @@ struct OutboxCrashTests {
         "events whose dispatch returned survive a SIGKILL of their publisher, in order, copies suppressed",
         arguments: [
             (OutboxKillMoment.redisUp, "every"), (.redisDown, "every"), (.compacting, "every"),
-            (.redisDown, "interval"),
+            (.insideCompaction, "every"), (.redisDown, "interval"),
         ])
     func killedPublisherLosesNothing(moment: OutboxKillMoment, sync: String) async throws {
         let server = try RedisServer()
@@ -75,10 +78,15 @@ struct OutboxCrashTests {
         try await receiver.start()
 
         var summary: [String] = []
-        for round in 1...Self.rounds {
+        // A kill aimed inside a compaction may land just before or after it: such rounds still
+        // count, and more are run until one landed inside (the copy is left behind).
+        var landedInside = 0
+        var round = 0
+        while round < Self.rounds || (moment == .insideCompaction && landedInside == 0 && round < 12) {
+            round += 1
             let output = directory.url.appendingPathComponent("round-\(round).out")
             let outbox = directory.path("round-\(round).outbox")
-            let maximumBytes = moment == .compacting ? 512 << 10 : 64 << 20
+            let maximumBytes = moment == .compacting || moment == .insideCompaction ? 512 << 10 : 64 << 20
             let first = (round - 1) * 1_000_000 + 1
             func peer(life: Int, from: Int, to: Int) throws -> PeerProcess {
                 try PeerProcess(arguments: [
@@ -96,11 +104,17 @@ struct OutboxCrashTests {
                     })
                 server.kill()
             }
-            #expect(
-                await eventually(timeout: .seconds(30)) {
-                    (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt
-                })
-            life1.kill()
+            if moment == .insideCompaction {
+                let copy = DurableOutbox.compactionPath(outbox)
+                #expect(await killOnSight(of: copy, life1), "a compaction began within 30 s")
+                if FileManager.default.fileExists(atPath: copy) { landedInside += 1 }
+            } else {
+                #expect(
+                    await eventually(timeout: .seconds(30)) {
+                        (PublisherOutput(file: output).sent[1]?.count ?? 0) >= killAt
+                    })
+                life1.kill()
+            }
             if moment == .redisDown { try server.restart() }
             let sent = PublisherOutput(file: output).sent[1] ?? []
 
@@ -147,8 +161,33 @@ struct OutboxCrashTests {
                 "round \(round): killed after \(sent.count) sent, \(run.ready[2] ?? -1) published again, "
                     + "\(copies) copies in the stream, lost \(lost.count)")
         }
+        if moment == .insideCompaction {
+            #expect(landedInside > 0, "no kill of \(round) landed between a compaction's copy and its rename")
+            summary.append("\(landedInside) of \(round) kills inside a compaction")
+        }
         print("outbox kill, \(moment), sync \(sync): " + summary.joined(separator: "; "))
         await receiver.stop()
         withExtendedLifetime(listener) {}
     }
+}
+
+/// Watches, on a thread of its own, for a file at `path`, and kills `peer` with SIGKILL the
+/// moment it appears; false when it did not within 30 s (and the peer was killed then).
+private func killOnSight(of path: String, _ peer: PeerProcess) async -> Bool {
+    let pid = peer.processIdentifier
+    let seen = await withCheckedContinuation { continuation in
+        Thread {
+            // Polled without a pause: a compaction's copy lives for the few milliseconds of its
+            // writes and its fsync, and a kill must land in them.
+            let deadline = ContinuousClock.now + .seconds(30)
+            var seen = false
+            while !seen, ContinuousClock.now < deadline {
+                seen = access(path, F_OK) == 0
+            }
+            sendSignal(SIGKILL, to: pid)
+            continuation.resume(returning: seen)
+        }.start()
+    }
+    peer.kill()
+    return seen
 }

@@ -42,6 +42,8 @@ final class PeerProcess {
 
     var isRunning: Bool { process.isRunning }
 
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Kills the peer with SIGKILL, as a crash or the kernel's OOM killer would, and waits for it.
     func kill() {
         sendSignal(SIGKILL, to: process.processIdentifier)
