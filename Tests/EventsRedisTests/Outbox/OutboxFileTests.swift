@@ -167,10 +167,17 @@ struct OutboxFileTests {
                 && (error.reason ?? "").contains("another bridge has it open")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: settings.path)) == before)
+        // The copy of a compaction the holder is writing is the holder's: a refused opening
+        // must not remove it (the holder's rename would fail).
+        let copy = DurableOutbox.compactionPath(settings.path)
+        try Data("being written".utf8).write(to: URL(fileURLWithPath: copy))
+        #expect(throws: RedisBridgeError.self) { _ = try DurableOutbox.open(settings, report: { _ in }) }
+        #expect(FileManager.default.fileExists(atPath: copy), "the holder's compaction copy is left alone")
         outbox.close()
-        // Once closed, it opens again.
+        // Once closed, it opens again, and the copy left behind goes.
         let (reopened, entries, _) = try DurableOutbox.open(settings, report: { _ in })
         #expect(entries.count == 3)
+        #expect(!FileManager.default.fileExists(atPath: copy))
         reopened.close()
     }
 

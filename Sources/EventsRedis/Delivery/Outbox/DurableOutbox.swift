@@ -56,9 +56,6 @@ final class DurableOutbox: @unchecked Sendable {
         _ settings: RedisBridge.Outbox, report: @escaping @Sendable (RedisBridgeError) -> Void
     ) throws(RedisBridgeError) -> (outbox: DurableOutbox, entries: [OutboxRecord.Entry], notes: [RedisBridgeError]) {
         let path = settings.path
-        // A compaction that died before its rename leaves its half-written copy: the file
-        // itself is whole, so the copy goes.
-        unlink(compactionPath(path))
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .outboxUnavailable(path: path, reason: systemError("cannot open it")) }
         do throws(RedisBridgeError) {
@@ -70,6 +67,10 @@ final class DurableOutbox: @unchecked Sendable {
                         ? "another bridge has it open, in this process or another; one bridge at a time may use an outbox"
                         : systemError("cannot lock it"))
             }
+            // A compaction that died before its rename leaves its half-written copy: the file
+            // itself is whole, so the copy goes. Only once the lock is held: before, the copy
+            // may be the one a running holder is writing.
+            unlink(compactionPath(path))
             let bytes = try readAll(descriptor, path: path)
             guard let (records, ending) = OutboxRecord.read(bytes) else {
                 throw .outboxUnavailable(
