@@ -171,6 +171,68 @@ struct OutboxCrashTests {
     }
 }
 
+/// One bridge at a time per outbox file, across processes: the lock is the kernel's, held
+/// by the process that opened the file, and given back when it stops or dies.
+@Suite(
+    "Outbox: one holder across processes",
+    .enabled(if: RedisServer.isAvailable(), Comment(rawValue: RedisServer.skipReason)))
+struct OutboxHolderTests {
+    @Test("a file another process holds is refused, here and in a third process, and free once the holder ends")
+    func otherProcessHoldsTheFile() async throws {
+        let server = try RedisServer()
+        let directory = try OutboxDirectory()
+        let outbox = directory.path()
+        let output = directory.url.appendingPathComponent("peers.out")
+        func peer(life: Int, from: Int, to: Int) throws -> PeerProcess {
+            try PeerProcess(arguments: [
+                "publish", server.configuration.url, "test:", outbox, "every", String(64 << 20), output.path,
+                String(life), String(from), String(to),
+            ])
+        }
+        // The holder publishes five events and keeps the file open.
+        let holder = try peer(life: 1, from: 1, to: 5)
+        #expect(await eventually(timeout: .seconds(30)) { PublisherOutput(file: output).flushed[1] == true })
+        let held = try Data(contentsOf: URL(fileURLWithPath: outbox))
+
+        // Another process: its bridge refuses to carry, and it exits with the reason.
+        let third = try peer(life: 2, from: 100, to: 100)
+        #expect(await third.exitStatus() == 1)
+        let refusal = PublisherOutput(file: output).errors.joined(separator: "\n")
+        #expect(refusal.contains("outbox \(outbox): another bridge has it open"), "\(refusal)")
+        #expect(PublisherOutput(file: output).sent[2] == nil)
+
+        // This process: refused the same way, at carry and at start.
+        var configuration = bridgeConfiguration(server, source: "here", errors: ErrorLog())
+        configuration.outbox = RedisBridge.Outbox(path: outbox)
+        let refused = RedisBridge(center: EventCenter(), configuration: configuration)
+        #expect {
+            try refused.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        } throws: { error in
+            let error = error as? RedisBridgeError
+            return error?.code == .outboxUnavailable && error?.path == outbox
+                && (error?.reason ?? "").contains("another bridge has it open")
+        }
+        await #expect(throws: RedisBridgeError.self) { try await refused.start() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outbox)) == held, "the refusals changed nothing")
+
+        // Once the holder has stopped, the file is free, and what it published is not again.
+        #expect(await holder.stop() == 0)
+        let next = RedisBridge(center: EventCenter(), configuration: configuration)
+        try next.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try await next.start()
+        #expect(next.statistics.republishedFromOutbox == 0)
+        await next.stop()
+
+        // A holder that dies gives the lock back too: the kernel drops it with the process.
+        let dying = try peer(life: 3, from: 0, to: 0)
+        #expect(await eventually(timeout: .seconds(30)) { PublisherOutput(file: output).ready[3] != nil })
+        dying.kill()
+        let afterDeath = RedisBridge(center: EventCenter(), configuration: configuration)
+        try afterDeath.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        await afterDeath.stop()
+    }
+}
+
 /// Watches, on a thread of its own, for a file at `path`, and kills `peer` with SIGKILL the
 /// moment it appears; false when it did not within 30 s (and the peer was killed then).
 private func killOnSight(of path: String, _ peer: PeerProcess) async -> Bool {

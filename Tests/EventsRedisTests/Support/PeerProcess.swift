@@ -50,6 +50,16 @@ final class PeerProcess {
         waitForExit(of: process)
     }
 
+    /// Waits for the peer to exit by itself; returns its exit status (nil when it had to be
+    /// killed after `timeout`).
+    func exitStatus(timeout: Duration = .seconds(20)) async -> Int32? {
+        guard await eventually(timeout: timeout, { !process.isRunning }) else {
+            kill()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
     /// Asks the peer to stop its bridge cleanly and waits for it; returns its exit status (nil
     /// when it had to be killed after `timeout`).
     func stop(timeout: Duration = .seconds(20)) async -> Int32? {
