@@ -2,6 +2,7 @@ import Events
 import EventsRedis
 import Foundation
 import RedisTestSupport
+import Synchronization
 
 // The publishing half of the peer, for the tests that kill a publishing process with SIGKILL
 // while it has events Redis has not acknowledged (Tests/EventsRedisTests/Outbox):
@@ -14,7 +15,9 @@ import RedisTestSupport
 // written straight to the descriptor, so that a kill loses no line of a dispatch that returned:
 //
 //   ready <life> republished=<n>      once start() has returned
-//   sent <life> <n>                   per dispatch returned
+//   sent <life> <n>                   per dispatch returned, the event accepted
+//   refused <life> <n>                per dispatch returned, the event refused and reported
+//                                     (the publish buffer or the outbox full)
 //   error <life> <description>        per error the bridge reports
 //   flushed <life> <ok|timeout>       after the last dispatch, once Redis has every event
 //
@@ -39,7 +42,13 @@ func runPublishingPeer(_ arguments: [String]) async -> Never {
     configuration.outbox = RedisBridge.Outbox(
         path: arguments[2], sync: arguments[3] == "every" ? .everyEvent : .interval(.milliseconds(50)),
         maximumBytes: maximumBytes)
-    configuration.errorHandler = { error in output.write("error \(life) \(error)") }
+    // The handler runs on the dispatching thread, inside `dispatch`: a refusal it counts
+    // belongs to the event being dispatched.
+    let refusals = Atomic<Int>(0)
+    configuration.errorHandler = { error in
+        if error.code == .publishBufferFull || error.code == .outboxFull { refusals.add(1, ordering: .relaxed) }
+        output.write("error \(life) \(error)")
+    }
     let center = EventCenter()
     let bridge = RedisBridge(center: center, configuration: configuration)
     do {
@@ -52,8 +61,10 @@ func runPublishingPeer(_ arguments: [String]) async -> Never {
     output.write("ready \(life) republished=\(bridge.statistics.republishedFromOutbox)")
     if first > 0 {
         for n in first...last {
+            let before = refusals.load(ordering: .relaxed)
             center.dispatch(Sequenced(n: n))
-            output.write("sent \(life) \(n)")
+            let refused = refusals.load(ordering: .relaxed) != before
+            output.write("\(refused ? "refused" : "sent") \(life) \(n)")
         }
     }
     let flushed = await bridge.flush(timeout: .seconds(30))

@@ -10,6 +10,8 @@ import Testing
 private struct PublisherOutput {
     var ready: [Int: Int] = [:]
     var sent: [Int: [Int]] = [:]
+    /// Dispatches the bridge refused and reported (its publish buffer full while Redis was down).
+    var refused: [Int: [Int]] = [:]
     var flushed: [Int: Bool] = [:]
     var errors: [String] = []
 
@@ -21,6 +23,7 @@ private struct PublisherOutput {
             switch parts[0] {
             case "ready": ready[life] = Int(parts[2].split(separator: "=").last ?? "") ?? -1
             case "sent": if let n = Int(parts[2]) { sent[life, default: []].append(n) }
+            case "refused": if let n = Int(parts[2]) { refused[life, default: []].append(n) }
             case "flushed": flushed[life] = parts[2] == "ok"
             case "error": errors.append(parts[2])
             default: break
@@ -117,6 +120,8 @@ struct OutboxCrashTests {
             }
             if moment == .redisDown { try server.restart() }
             let sent = PublisherOutput(file: output).sent[1] ?? []
+            // Reported as not published: never published later either.
+            let refused = PublisherOutput(file: output).refused[1] ?? []
 
             let life2 = try peer(life: 2, from: 0, to: 0)
             #expect(await eventually(timeout: .seconds(40)) { PublisherOutput(file: output).flushed[2] != nil })
@@ -146,6 +151,8 @@ struct OutboxCrashTests {
                 lost.isEmpty, "\(moment) \(sync) round \(round): lost \(lost.sorted().prefix(20)) of \(sent.count) sent"
             )
             #expect(firstArrivals == firstArrivals.sorted(), "\(moment) \(sync) round \(round): order of first arrival")
+            let refusedInStream = Set(refused).intersection(idsByNumber.keys)
+            #expect(refusedInStream.isEmpty, "refused and reported, then published: \(refusedInStream.sorted().prefix(20))")
             let copiesWithOtherIDs = idsByNumber.filter { $0.value.count > 1 }
             #expect(copiesWithOtherIDs.isEmpty, "copies under other ids: \(copiesWithOtherIDs.prefix(5))")
             let copies = entriesThisRound - idsByNumber.count
@@ -159,7 +166,8 @@ struct OutboxCrashTests {
             #expect(run.ready[2] ?? -1 >= 0)
             summary.append(
                 "round \(round): killed after \(sent.count) sent, \(run.ready[2] ?? -1) published again, "
-                    + "\(copies) copies in the stream, lost \(lost.count)")
+                    + "\(copies) copies in the stream, lost \(lost.count)"
+                    + (refused.isEmpty ? "" : ", \(refused.count) refused (the buffer full)"))
         }
         if moment == .insideCompaction {
             #expect(landedInside > 0, "no kill of \(round) landed between a compaction's copy and its rename")
