@@ -152,7 +152,8 @@ struct OutboxCrashTests {
             )
             #expect(firstArrivals == firstArrivals.sorted(), "\(moment) \(sync) round \(round): order of first arrival")
             let refusedInStream = Set(refused).intersection(idsByNumber.keys)
-            #expect(refusedInStream.isEmpty, "refused and reported, then published: \(refusedInStream.sorted().prefix(20))")
+            #expect(
+                refusedInStream.isEmpty, "refused and reported, then published: \(refusedInStream.sorted().prefix(20))")
             let copiesWithOtherIDs = idsByNumber.filter { $0.value.count > 1 }
             #expect(copiesWithOtherIDs.isEmpty, "copies under other ids: \(copiesWithOtherIDs.prefix(5))")
             let copies = entriesThisRound - idsByNumber.count
