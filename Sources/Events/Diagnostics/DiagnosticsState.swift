@@ -15,6 +15,10 @@ final class DiagnosticsState: @unchecked Sendable {
     private let lock = Lock()
     private var options = EventDiagnostics.off
     private var tracer: (any EventTracer)?
+    /// `options` and `tracer` as one object, made again when either changes: an observed
+    /// dispatch takes it with one retain, where copying the two out copied the tracer's
+    /// existential (through its value witnesses) and the options' optionals.
+    private var current = Observation(options: .off, tracer: nil)
     private var handler: @Sendable (EventWarning) -> Void = printWarning
     private var deadEvents: [String: DeadEventLog] = [:]
     private var leakLevels: [LeakSource: Int] = [:]
@@ -24,14 +28,19 @@ final class DiagnosticsState: @unchecked Sendable {
     private var failureSerials: UInt64 = 0
     private let dispatchIDs = Atomic<UInt64>(0)
 
-    /// What an observed dispatch works with, copied out of the lock once per dispatch.
-    struct Observation {
+    /// What an observed dispatch works with, taken out of the lock once per dispatch.
+    final class Observation: Sendable {
         let options: EventDiagnostics
-        let tracer: (any EventTracer)?
+        let tracer: TracerBox?
+
+        init(options: EventDiagnostics, tracer: (any EventTracer)?) {
+            self.options = options
+            self.tracer = tracer.map { TracerBox.holding($0) }
+        }
     }
 
     var observation: Observation {
-        lock.withLock { Observation(options: options, tracer: tracer) }
+        lock.withLock { current }
     }
 
     /// Sets the options and returns whether a dispatch must now be observed. `apply` runs
@@ -39,6 +48,7 @@ final class DiagnosticsState: @unchecked Sendable {
     func update(_ change: (inout EventDiagnostics, inout (any EventTracer)?) -> Void, flag: (Bool) -> Void) {
         lock.withLock {
             change(&options, &tracer)
+            current = Observation(options: options, tracer: tracer)
             flag(options.isActive || tracer != nil)
         }
     }
@@ -185,4 +195,26 @@ final class DiagnosticsState: @unchecked Sendable {
     func clearRecordedTopology() {
         lock.withLock { topology = TopologyLog() }
     }
+}
+
+/// A tracer, called through a class method rather than its existential: reading an
+/// `any EventTracer` out of storage to call it copies it through its value witnesses, and
+/// destroys the copy after, on every traced dispatch.
+class TracerBox: @unchecked Sendable {
+    // Why @unchecked is safe: the base class has no state, and its one subclass holds a
+    // `Sendable` tracer in a `let`.
+
+    static func holding(_ tracer: some EventTracer) -> TracerBox { TypedTracerBox(tracer) }
+
+    func didDispatch(_ trace: DispatchTrace) {}
+    func didRunQueuedDelivery(_ trace: DeliveryTrace) {}
+}
+
+private final class TypedTracerBox<Tracer: EventTracer>: TracerBox, @unchecked Sendable {
+    let tracer: Tracer
+
+    init(_ tracer: Tracer) { self.tracer = tracer }
+
+    override func didDispatch(_ trace: DispatchTrace) { tracer.didDispatch(trace) }
+    override func didRunQueuedDelivery(_ trace: DeliveryTrace) { tracer.didRunQueuedDelivery(trace) }
 }

@@ -23,11 +23,16 @@ extension EventCenter {
                     .deepNesting, event: EventIdentity(of: event).description, callSite: callSite, count: depth))
         }
         let start = ContinuousClock.now
+        // One clock read per listener, not two: a listener's time runs from the end of the
+        // one before (the loop's own steps between them are a few instructions), and the
+        // dispatch ends when its last listener does. Each read costs about as much as a plain
+        // dispatch to one listener.
+        var lap = start
         frames.frames.append(DispatchFrames.Frame(dispatchID: id, listener: nil, center: centerID))
         let frameIndex = frames.frames.count - 1
         let senderInfo = sender.map(Sender.init)
-        var traces: [ListenerTrace] = []
-        if tracing { traces.reserveCapacity((listeners?.count ?? 0) + (families?.count ?? 0)) }
+        var traces = ListenerTraces.none
+        let listenerCount = (listeners?.count ?? 0) + (families?.count ?? 0)
         let boxed = families.map { _ in FamilyEvent(event: event) }
         var order = FamilyMerge(own: listeners ?? [], families: families ?? [])
         var receivers: [TopologyLog.Listener] = []
@@ -40,7 +45,6 @@ extension EventCenter {
             frames.frames[frameIndex].listener = record
             frames.ranInline = false
             frames.failed = false
-            let before = ContinuousClock.now
             // Unchecked, as in the plain loop and for the same reason: a list holds the records
             // of one event key, all `TypedListenerRecord<E>` (a family's: of `FamilyEvent`).
             let outcome =
@@ -53,7 +57,9 @@ extension EventCenter {
                         event, to: unsafeDowncast(record, to: TypedListenerRecord<E>.self), from: sender, senderInfo,
                         collector)
                 }
-            let elapsed = ContinuousClock.now - before
+            let finished = ContinuousClock.now
+            let elapsed = finished - lap
+            lap = finished
             frames.frames[frameIndex].listener = nil
             if outcome.needsPurge { needsPurge = true }
             let ranHere = !record.isRouted || frames.ranInline
@@ -73,7 +79,8 @@ extension EventCenter {
                 traces.append(
                     ListenerTrace(
                         callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
-                        listenerContext: record.context, outcome: result, duration: elapsed))
+                        listenerContext: record.context, outcome: result, duration: elapsed),
+                    expecting: listenerCount)
             }
             if outcome.stopped {
                 stopper = record
@@ -110,7 +117,7 @@ extension EventCenter {
                 DispatchTrace(
                     id: id, parent: parent?.dispatchID, depth: depth, event: event,
                     eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
-                    callSite: callSite, listeners: traces, start: start, duration: ContinuousClock.now - start,
+                    callSite: callSite, listenerTraces: traces, start: start, duration: lap - start,
                     isOnMainThread: onMainActor, stopIndex: stopper == nil ? nil : traces.count - 1))
         }
         return LoopOutcome(delivered: delivered, stoppedBy: stopper)

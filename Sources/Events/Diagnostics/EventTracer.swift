@@ -43,10 +43,21 @@ public struct DispatchTrace: Sendable {
     /// Where `dispatch` was called, when known.
     public let callSite: CallSite?
     /// Each listener the dispatch considered, in delivery order.
-    public let listeners: [ListenerTrace]
+    public var listeners: [ListenerTrace] {
+        switch listenerTraces {
+        case .none: []
+        case .one(let trace): [trace]
+        case .many(let traces): traces
+        }
+    }
+    // The array is made when it is read: a dispatch to one listener, the common case, would
+    // otherwise allocate and free one for every trace, also for a tracer that never looks.
+    let listenerTraces: ListenerTraces
     /// When the dispatch began, on the continuous clock.
     public let start: ContinuousClock.Instant
-    /// How long the whole dispatch took, nested dispatches and posting-thread handlers included.
+    /// How long the dispatch took, from ``start`` until its last listener returned or was
+    /// handed the event: nested dispatches and posting-thread handlers included, zero when no
+    /// listener was reached.
     public let duration: Duration
     /// Whether it ran on the main thread (or the main queue).
     public let isOnMainThread: Bool
@@ -55,14 +66,64 @@ public struct DispatchTrace: Sendable {
     let stopIndex: Int?
 
     /// The listener that returned ``Propagation/stop``, or nil when none stopped this dispatch.
-    public var stoppedBy: ListenerTrace? { stopIndex.map { listeners[$0] } }
+    public var stoppedBy: ListenerTrace? {
+        guard stopIndex != nil else { return nil }
+        return listenerTraces.last
+    }
 
     /// The event's type name, or the quoted name of a named event.
     public var eventDescription: String { eventIdentity.description }
     /// The type of the `from:` sender, or nil without one.
     public var senderType: String? { sender?.description }
     /// How many listeners received the event: ran, or were handed it for their context.
-    public var received: Int { listeners.count { $0.outcome != .skipped } }
+    public var received: Int {
+        switch listenerTraces {
+        case .none: 0
+        case .one(let trace): trace.outcome != .skipped ? 1 : 0
+        case .many(let traces): traces.count { $0.outcome != .skipped }
+        }
+    }
+}
+
+/// The listener traces of one dispatch, kept without an array while there is one.
+enum ListenerTraces: Sendable {
+    case none
+    case one(ListenerTrace)
+    case many([ListenerTrace])
+
+    mutating func append(_ trace: ListenerTrace, expecting count: Int) {
+        switch self {
+        case .none:
+            self = .one(trace)
+        case .one(let first):
+            var traces: [ListenerTrace] = []
+            traces.reserveCapacity(count)
+            traces.append(first)
+            traces.append(trace)
+            self = .many(traces)
+        case .many(var traces):
+            // Taken out first, so that the append does not copy the array.
+            self = .none
+            traces.append(trace)
+            self = .many(traces)
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .none: 0
+        case .one: 1
+        case .many(let traces): traces.count
+        }
+    }
+
+    var last: ListenerTrace? {
+        switch self {
+        case .none: nil
+        case .one(let trace): trace
+        case .many(let traces): traces.last
+        }
+    }
 }
 
 /// One listener's part in a dispatch.

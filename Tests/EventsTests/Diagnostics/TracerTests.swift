@@ -53,6 +53,34 @@ struct TracerTests {
         withExtendedLifetime((ran, failing, filtered, editor)) {}
     }
 
+    @Test("a trace lists no listener, one, or several, with what each did, and the one that stopped it")
+    func listenerCounts() throws {
+        let center = EventCenter()
+        let log = TraceLog()
+        center.tracer = log
+        center.dispatch(Indexed())
+        let alone = center.listen(to: Saved.self) { _ in }
+        center.dispatch(Saved(id: 1))
+        let second = center.listen(to: Saved.self, from: Editor()) { _ in }
+        let stopper = center.intercept(Saved.self) { _ in .stop }
+        let line = #line - 1
+        center.dispatch(Saved(id: 2))
+
+        let traces = log.dispatchTraces
+        #expect(traces.count == 3)
+        #expect(traces[0].listeners.isEmpty && traces[0].received == 0 && traces[0].stoppedBy == nil)
+        #expect(traces[0].duration == .zero, "no listener reached")
+        #expect(traces[1].listeners.map(\.outcome) == [.ran] && traces[1].received == 1)
+        #expect(traces[1].stoppedBy == nil)
+        #expect(traces[2].listeners.map(\.outcome) == [.ran, .skipped, .ran])
+        #expect(traces[2].received == 2)
+        #expect(try #require(traces[2].stoppedBy).callSite.line == line)
+        for trace in traces {
+            #expect(trace.duration == trace.listeners.map(\.duration).reduce(.zero, +), "the listeners' times add up")
+        }
+        withExtendedLifetime((alone, second, stopper)) {}
+    }
+
     @Test("a queued delivery is traced when it runs, linked to its dispatch, with its wait")
     func queuedDeliveryTrace() async throws {
         let center = EventCenter()
