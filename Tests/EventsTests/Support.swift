@@ -98,3 +98,15 @@ func waitToShowNothingArrives(for duration: Duration = .milliseconds(300)) async
 func yieldThread() {
     sched_yield()
 }
+
+/// A deterministic random source (xorshift64*), so that a failure reproduces.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 1 : seed }  // xorshift never leaves 0
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+}

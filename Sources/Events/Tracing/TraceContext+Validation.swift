@@ -18,6 +18,7 @@ extension TraceContext {
 
     /// What is wrong with the `traceparent` in `bytes`, or nil when nothing is.
     private static func traceparentProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if isValidAt55Characters(bytes) { return nil }
         guard bytes.count >= 55 else { return "it has \(bytes.count) characters, fewer than 55" }
         // version "-" trace-id "-" parent-id "-" flags: the dashes at 2, 35 and 52.
         for dash in 0..<3 {
@@ -52,8 +53,45 @@ extension TraceContext {
         return nil
     }
 
+    /// Whether `bytes` is a valid `traceparent` of 55 characters, the length of every version
+    /// in use: checked in one pass over the bytes, with none of the messages that
+    /// ``traceparentProblem(_:)`` builds for a bad one (a receiving bridge checks one per event,
+    /// and the field-by-field check cost more than the rest of the trace context's handling).
+    private static func isValidAt55Characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 55, let base = bytes.baseAddress else { return false }
+        let dash = UInt8(ascii: "-")
+        guard base[2] == dash, base[35] == dash, base[52] == dash else { return false }
+        /// Whether `range` holds only lowercase hex digits, and whether any of them is not "0".
+        func hex(_ range: Range<Int>) -> (valid: Bool, nonZero: Bool) {
+            // Accumulated without branches: a chain of `&&` and `||` per byte cost several
+            // times as much. Wrapping: a byte below "0" or "a" wraps to a large value.
+            var notHex: UInt8 = 0
+            var differences: UInt8 = 0
+            for offset in range {
+                let byte = base[offset]
+                let digit: UInt8 = byte &- UInt8(ascii: "0") < 10 ? 1 : 0
+                let letter: UInt8 = byte &- UInt8(ascii: "a") < 6 ? 1 : 0
+                notHex |= (digit | letter) ^ 1
+                differences |= byte ^ UInt8(ascii: "0")
+            }
+            return (notHex == 0, differences != 0)
+        }
+        let version = hex(0..<2)
+        let traceID = hex(3..<35)
+        let parentID = hex(36..<52)
+        let flags = hex(53..<55)
+        return version.valid && traceID.valid && traceID.nonZero && parentID.valid && parentID.nonZero && flags.valid
+            && !(base[0] == UInt8(ascii: "f") && base[1] == UInt8(ascii: "f"))
+    }
+
     /// How many members the `tracestate` in `bytes` has, and what is wrong with it, if anything.
     private static func tracestateProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, String?) {
+        if let count = membersIfPlain(bytes) { return (count, nil) }
+        return tracestateProblemByMember(bytes)
+    }
+
+    /// ``tracestateProblem(_:)`` member by member, for every form the specification allows.
+    static func tracestateProblemByMember(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, String?) {
         guard bytes.count <= maxTracestateLength else {
             return (0, "it has \(bytes.count) characters, more than \(maxTracestateLength)")
         }
@@ -86,6 +124,50 @@ extension TraceContext {
             }
         }
         return (count, nil)
+    }
+
+    /// The member count of a valid `tracestate` in the form vendors write (`key=value` members
+    /// split by commas, no blanks, no empty members, simple keys), checked in one pass; nil for
+    /// anything else, valid or not, which ``tracestateProblem(_:)`` then reads member by member
+    /// (a receiving bridge checks one per event, and that way cost several times as much).
+    static func membersIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= maxTracestateLength, let base = bytes.baseAddress else { return nil }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxTracestateMembers) { keys -> Int? in
+            var count = 0
+            var offset = 0
+            while offset < bytes.count {
+                // The key: a lowercase letter, then up to 255 key characters, up to "=".
+                let keyStart = offset
+                guard isLowercaseLetter(base[offset]) else { return nil }
+                offset += 1
+                while offset < bytes.count, base[offset] != UInt8(ascii: "=") {
+                    guard isKeyCharacter(base[offset]) else { return nil }
+                    offset += 1
+                }
+                let key = keyStart..<offset
+                guard offset < bytes.count, key.count <= 256 else { return nil }
+                offset += 1
+                // The value: 1 to 256 printable characters but "," and "=", none of them a blank.
+                let valueStart = offset
+                while offset < bytes.count, base[offset] != UInt8(ascii: ",") {
+                    let byte = base[offset]
+                    guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "=") else { return nil }
+                    offset += 1
+                }
+                guard offset > valueStart, offset - valueStart <= 256, count < maxTracestateMembers else { return nil }
+                for index in 0..<count where keys[index].count == key.count {
+                    if bytes[keys[index]].elementsEqual(bytes[key]) { return nil }
+                }
+                keys[count] = key
+                count += 1
+                // A comma must begin another member.
+                if offset < bytes.count {
+                    offset += 1
+                    guard offset < bytes.count else { return nil }
+                }
+            }
+            return count
+        }
     }
 
     /// Whether a member before `limit` (already checked) has the key `key`. Quadratic, over at

@@ -61,7 +61,15 @@ struct OutboundEnvelope: Sendable {
         output.append(literal: #"","datacontenttype":"application/json""#)
         if let trace {
             output.append(literal: #","traceparent":"#)
-            appendJSONString(trace.traceparent, to: &output)
+            if trace.traceparent.utf8.count == 55 {
+                // A trace context is checked when made: 55 characters are hex digits and dashes
+                // only, which JSON never escapes (a later version's longer value may hold more).
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: trace.traceparent.utf8)
+                output.append(UInt8(ascii: "\""))
+            } else {
+                appendJSONString(trace.traceparent, to: &output)
+            }
             if let tracestate = trace.tracestate {
                 output.append(literal: #","tracestate":"#)
                 appendJSONString(tracestate, to: &output)

@@ -81,6 +81,67 @@ struct TraceContextParsingTests {
         expectRefused("00-\(traceID)-\(String(repeating: "0", count: 16))-01", mentioning: "parent id is all zero")
     }
 
+    @Test("random changes to a traceparent are accepted exactly when the W3C rules allow them (fuzz, fixed seed)")
+    func randomChangesAgreeWithTheRules() {
+        /// The rules for a 55-character value, written from the specification on their own.
+        func allowed(_ text: [UInt8]) -> Bool {
+            let hex = Set("0123456789abcdef".utf8)
+            let fields = [0..<2, 3..<35, 36..<52, 53..<55]
+            guard text.count == 55, [2, 35, 52].allSatisfy({ text[$0] == UInt8(ascii: "-") }),
+                fields.allSatisfy({ text[$0].allSatisfy(hex.contains) })
+            else { return false }
+            let zero = UInt8(ascii: "0")
+            return !text[3..<35].allSatisfy { $0 == zero } && !text[36..<52].allSatisfy { $0 == zero }
+                && !(text[0] == UInt8(ascii: "f") && text[1] == UInt8(ascii: "f"))
+        }
+        var generator = SeededGenerator(seed: 0x7ACE)
+        let alphabet = Array("0123456789abcdefABCDEF-_xz ".utf8)
+        var accepted = 0
+        for round in 0..<20_000 {
+            var bytes = Array(sampled.utf8)
+            // A few random bytes changed; every so often whole fields zeroed or set to ff.
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                bytes[Int.random(in: 0..<55, using: &generator)] = alphabet.randomElement(using: &generator)!
+            }
+            if round % 7 == 0 { for offset in 3..<35 { bytes[offset] = UInt8(ascii: "0") } }
+            if round % 11 == 0 { for offset in 36..<52 { bytes[offset] = UInt8(ascii: "0") } }
+            if round % 13 == 0 { bytes[0] = UInt8(ascii: "f"); bytes[1] = UInt8(ascii: "f") }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let parsed = try? TraceContext(traceparent: text)
+            #expect((parsed != nil) == allowed(bytes), "\(text)")
+            if parsed != nil { accepted += 1 }
+        }
+        #expect(accepted > 2_000 && accepted < 18_000, "both outcomes are exercised: \(accepted) accepted")
+    }
+
+    @Test("the one-pass tracestate check accepts only what the member-by-member check accepts (fuzz, fixed seed)")
+    func plainTracestateAgrees() {
+        var generator = SeededGenerator(seed: 0x57A7E)
+        let alphabet = Array("abz09_-*/@=, \t\"~AZ".utf8)
+        let seeds = ["rojo=00f067aa0ba902b7", "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7", "a=1,b=2,c=3", "t@sys=v"]
+        var plain = 0
+        for round in 0..<20_000 {
+            var bytes = Array(seeds[round % seeds.count].utf8)
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            bytes.withUnsafeBufferPointer { buffer in
+                guard let count = TraceContext.membersIfPlain(buffer) else { return }
+                plain += 1
+                let (members, problem) = TraceContext.tracestateProblemByMember(buffer)
+                #expect(
+                    problem == nil && members == count,
+                    "\(String(decoding: bytes, as: UTF8.self)): \(count) members, \(problem ?? "\(members)")")
+            }
+        }
+        #expect(plain > 5_000, "the one-pass check took most valid values: \(plain)")
+    }
+
     @Test("version ff is refused")
     func versionFF() {
         expectRefused("ff-\(traceID)-\(parentID)-01", mentioning: "version ff")
