@@ -172,9 +172,11 @@ public final class EventCenter: Sendable {
         // Both tests fold away where the call is specialized: with the defaults, and for any type
         // but `NamedEvent`, the plain path below is all that is left.
         if _slowPath(scope != nil || hold != nil || E.self == NamedEvent.self) {
+            // A current value's payload is made here, where `E` is known (see `TypedPayload`).
+            let payload = scope != nil && hold == nil && E.self != NamedEvent.self ? TypedPayload(event) : nil
             return dispatch(
                 event, from: sender, keepingCurrent: scope, holdingIfUnheard: hold,
-                callSite: CallSite(fileID: file, line: line))
+                callSite: CallSite(fileID: file, line: line), payload: payload)
         }
         let flags = flags.load(ordering: .relaxed)
         if _slowPath(flags != 0) { return flaggedDispatch(event, flags: flags, from: sender, file: file, line: line) }

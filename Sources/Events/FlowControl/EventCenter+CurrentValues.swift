@@ -3,11 +3,14 @@ extension EventCenter {
 
     /// The path of `dispatch` for what it does beyond a plain dispatch: keeping the event as the
     /// current value, holding it if unheard, or dispatching a `NamedEvent` under its name.
+    ///
+    /// `payload` is the event kept, made by the specialized caller for a typed event that is
+    /// kept as the current value (nil otherwise, or to make it here).
     @usableFromInline
     func dispatch<E: Event>(
         _ event: E, from sender: AnyObject?, keepingCurrent scope: CurrentValueScope?,
         holdingIfUnheard hold: EventHold?,
-        callSite: CallSite
+        callSite: CallSite, payload: KeptPayload? = nil
     ) -> Int {
         precondition(scope == nil || hold == nil, Self.keepOrHold)
         // A metatype comparison first: the dynamic cast, costly in this unspecialized code, is
@@ -20,7 +23,11 @@ extension EventCenter {
         if let hold { return dispatch(event, from: sender, holdingIfUnheard: hold, callSite: callSite) }
         let key = EventKey(E.self)
         let (listeners, kept) = flowControl.withLock { state in
-            let kept = KeptEvent.typed(event, from: sender, sequence: state.nextSequence())
+            let sequence = state.nextSequence()
+            let kept =
+                if let payload { KeptEvent.typed(payload, from: sender, sequence: sequence) } else {
+                    KeptEvent.typed(event, from: sender, sequence: sequence)
+                }
             return (registry.snapshot(for: key), state.keep(kept, for: key, scope: scope ?? .perType))
         }
         withExtendedLifetime(kept.replaced) {}

@@ -30,9 +30,14 @@ struct KeptEvent: Sendable {
 
     /// Keeps a typed event.
     static func typed<E: Event>(_ event: E, from sender: AnyObject?, sequence: UInt64) -> KeptEvent {
+        typed(TypedPayload(event), from: sender, sequence: sequence)
+    }
+
+    /// Keeps a typed event whose payload the caller made.
+    static func typed(_ payload: KeptPayload, from sender: AnyObject?, sequence: UInt64) -> KeptEvent {
         KeptEvent(
             sequence: sequence, senderID: sender.map(ObjectIdentifier.init), sender: sender.map(WeakObject.init),
-            payload: TypedPayload(event))
+            payload: payload)
     }
 
     /// Keeps a named event without its sender, which is held weakly and put back when the
@@ -80,6 +85,7 @@ final class WeakObject: @unchecked Sendable {
 }
 
 /// What a ``KeptEvent`` holds of its event. Subclassed per kind of event; immutable.
+@usableFromInline
 class KeptPayload: @unchecked Sendable {
     // Why @unchecked is safe: the class has no stored state, and its subclasses only `let`
     // properties of Sendable types.
@@ -96,10 +102,15 @@ class KeptPayload: @unchecked Sendable {
 }
 
 /// A typed event, kept.
+// Usable from inlinable code so that `dispatch`, specialized in the caller, makes it there:
+// made in the unspecialized flow-control path, each one looked up its generic metadata in the
+// runtime's table, which cost more than the rest of keeping the event.
+@usableFromInline
 final class TypedPayload<E: Event>: KeptPayload, @unchecked Sendable {
     // Why @unchecked is safe: `event` is an immutable `Sendable` value.
     let event: E
 
+    @usableFromInline
     init(_ event: E) {
         self.event = event
     }
