@@ -109,15 +109,15 @@ func redisClusterThroughputScenario(effort: Effort) async -> ScenarioReport {
     report.rows = [
         Row(
             name: nodeName, role: .baseline, value: nodeFigure, status: Row.measured,
-            detail: formatFigure(1e9 / nodeFigure) + " events/s"),
+            detail: formatFigure(1e9 / nodeFigure) + " events/s; " + spreadDetail(node)),
         Row(
             name: clusterName, role: .subject, value: clusterFigure, status: Row.measured,
             detail: formatFigure(1e9 / clusterFigure) + " events/s; " + formatRatio(clusterFigure / nodeFigure)
-                + " of one node"),
+                + " of one node; " + spreadDetail(sharded)),
         Row(
             name: partitionedName, role: .subject, value: partitionedFigure, status: Row.measured,
             detail: formatFigure(1e9 / partitionedFigure) + " events/s over \(partitionCount) partitions; "
-                + formatRatio(partitionedFigure / nodeFigure) + " of one node"),
+                + formatRatio(partitionedFigure / nodeFigure) + " of one node; " + spreadDetail(partitioned)),
     ]
     report.note =
         "All processes share this machine's cores: three shards here show what routing and a reader per"
