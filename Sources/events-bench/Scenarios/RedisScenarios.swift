@@ -713,7 +713,8 @@ func redisLatencyScenario(mode: RedisBridge.Mode, effort: Effort) async -> Scena
             report.rows = [
                 Row(
                     name: rawName, role: .baseline, value: rawFigures.median, status: Row.measured,
-                    detail: "p99 " + formatFigure(rawFigures.p99) + " ns; " + spreadDetail(raw.map { percentile($0, 0.5) })),
+                    detail: "p99 " + formatFigure(rawFigures.p99) + " ns; "
+                        + spreadDetail(raw.map { percentile($0, 0.5) })),
                 Row(
                     name: bridgeName, role: .subject, value: bridgeFigures.median, status: Row.measured,
                     detail: "p99 " + formatFigure(bridgeFigures.p99) + " ns; "
