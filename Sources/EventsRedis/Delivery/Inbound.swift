@@ -59,7 +59,7 @@ final class Inbound: Sendable {
     /// `source` in UTF-8, compared with each message's.
     private let ownSource: [UInt8]
     /// How to deliver each carried type, by wire name.
-    private let routes: [String: Route]
+    private let routes: RouteTable<Route>
     let deduplication: DeduplicationWindow
     let limits: Limits
     /// How this instance's own messages begin: the bridge writes every message with the
@@ -79,7 +79,7 @@ final class Inbound: Sendable {
         self.center = center
         self.source = source
         ownSource = Array(source.utf8)
-        routes = carried.mapValues(Route.init)
+        routes = RouteTable(carried.mapValues(Route.init))
         self.deduplication = DeduplicationWindow(capacity: deduplicationWindow, maxBytes: limits.windowBytes)
         self.limits = limits
         self.counters = counters
@@ -269,8 +269,7 @@ final class Inbound: Sendable {
                 guard id.count <= limits.maxIDBytes else {
                     return .overLimit(attribute: "id", length: id.count, limit: limits.maxIDBytes)
                 }
-                // Type names are short: a small string, made without allocating.
-                guard let route = routes[scanner.string(event.type)] else { return .unknown }
+                guard let route = withUTF8(event.type, { routes.route(for: $0) }) else { return .unknown }
                 return deduplication.recordFirstSighting(sourceUTF8: source, idUTF8: id) ? .new(route) : .duplicate
             }
         }

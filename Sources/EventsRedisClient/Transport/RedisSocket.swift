@@ -10,8 +10,13 @@ import Foundation
 /// Not thread-safe: one owner at a time. The one call another thread may make is
 /// ``interrupt(descriptor:)``, under the owner's own synchronization (see ``RedisClient``).
 package final class RedisSocket: RedisTransport {
-    package private(set) var descriptor: Int32
-    private var isBroken = false
+    // Unchecked exclusivity: every read and write loop reads these several times per reply,
+    // and the runtime's check of each access (a lookup in a thread-local set) cost more than
+    // the rest of the socket's own work per received event. It cannot find a conflict here:
+    // each access is one load or store of a plain value that calls no code, and the socket has
+    // one owner at a time.
+    @exclusivity(unchecked) package private(set) var descriptor: Int32
+    @exclusivity(unchecked) private var isBroken = false
 
     private init(descriptor: Int32) {
         self.descriptor = descriptor
