@@ -2,11 +2,12 @@ import EventsRedisClient
 import Foundation
 import RedisTestSupport
 
-/// Plays a ``Schedule``'s faults on a deployment and its consumers, one after the other, on
-/// the calling thread (they block while processes stop and start).
+/// Plays a ``Schedule``'s faults on a deployment, its consumers and its publisher, one after
+/// the other, on the calling thread (they block while processes stop and start).
 struct Nemesis: Sendable {
     let deployment: Deployment
     let consumers: [ConsumerProcess]
+    let publisher: PublisherProcess
 
     /// Plays the steps that begin before `deadline`; returns one line per fault and the
     /// count of each kind played.
