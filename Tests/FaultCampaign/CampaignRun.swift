@@ -27,6 +27,8 @@ package struct CampaignRun: Sendable {
         /// Whether, once healed, the publisher's flush saw Redis acknowledge everything its
         /// lives had dispatched (a sent event that did not reach Redis is then lost).
         package var flushed: Bool
+        /// When it did not: the last errors the publisher's last life reported, which tell why.
+        package var publisherSaidLast: String
 
         /// How to run this schedule again.
         package var rerun: String {
@@ -124,11 +126,14 @@ package struct CampaignRun: Sendable {
                 }
             }
         }
+        let lastErrors = publisher.logs().last.map { life in
+            life.text.split(separator: "\n").filter { $0.hasPrefix("error") }.suffix(3).joined(separator: " | ")
+        }
         let found = Checker.check(history)
         return Result(
             history: history, violations: found.filter { !$0.allowed }, allowed: found.filter(\.allowed),
             faults: counts, schedule: schedule, length: length, errorsReported: errors, settled: settled,
-            waitingFor: waiting, flushed: flushed)
+            waitingFor: waiting, flushed: flushed, publisherSaidLast: flushed ? "" : lastErrors ?? "")
     }
 }
 

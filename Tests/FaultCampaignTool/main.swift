@@ -62,7 +62,9 @@ for topology in topologies {
                     + "\(result.violations.count) violation(s), \(result.allowed.count) allowed, explained")
             for allowed in result.allowed.prefix(5) { print("  allowed: " + "\(allowed)") }
             if !result.flushed {
-                print("  the publisher's flush after the heal did not see Redis acknowledge everything")
+                print(
+                    "  the publisher's flush after the heal did not see Redis acknowledge everything; "
+                        + "it said last: \(result.publisherSaidLast)")
             }
             if !result.settled {
                 print("  the consumers did not settle every entry within 60 s of the heal: \(result.waitingFor)")
