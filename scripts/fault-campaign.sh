@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The fault campaign: random fault schedules (Redis killed and restarted, failovers, slot
-# migrations, consumers killed and paused, the network stalled, slowed, black-holed and reset)
-# over real redis-server processes in three topologies, each history checked afterwards.
+# migrations, consumers killed and paused, the publisher killed and started again on its
+# durable outbox, the network stalled, slowed, black-holed and reset) over real redis-server
+# processes in three topologies, each history checked afterwards.
 #
 #   scripts/fault-campaign.sh                         # 3 schedules per topology, random seed
 #   scripts/fault-campaign.sh --schedules 100         # the long run; prints a summary table

@@ -3,9 +3,9 @@ import EventsRedis
 package import Foundation
 import RedisServerSupport
 
-/// One schedule over one topology: publishers and consumers run while the nemesis plays the
-/// schedule's faults; then everything heals, the consumers catch up and stop, and the checker
-/// reads the history.
+/// One schedule over one topology: the publisher and the consumers, each a process of their
+/// own, run while the nemesis plays the schedule's faults; then everything heals, the publisher
+/// flushes, the consumers catch up, all stop, and the checker reads the history.
 package struct CampaignRun: Sendable {
     package struct Result: Sendable {
         package var history: History
@@ -17,13 +17,18 @@ package struct CampaignRun: Sendable {
         package var schedule: Schedule
         /// How long the publisher dispatched while faults came: with the seed, it decides the schedule.
         package var length: Duration
-        /// Consumer lives and the publisher's reports that show a fault was noticed.
+        /// Errors the consumer and publisher lives reported: they show a fault was noticed.
         package var errorsReported: Int
         /// Whether, once healed, every group read and settled every entry within the bound;
         /// a run that did not is a failure of its own (the checks then show what was left).
         package var settled: Bool
         /// When the groups did not settle: what the last check still found.
         package var waitingFor: String
+        /// Whether, once healed, the publisher's flush saw Redis acknowledge everything its
+        /// lives had dispatched (a sent event that did not reach Redis is then lost).
+        package var flushed: Bool
+        /// When it did not: the last errors the publisher's last life reported, which tell why.
+        package var publisherSaidLast: String
 
         /// How to run this schedule again.
         package var rerun: String {
@@ -36,7 +41,7 @@ package struct CampaignRun: Sendable {
     package var seed: UInt64
     /// How long the publisher dispatches while faults come.
     package var length: Duration = .seconds(6)
-    /// The campaign executable, run in its consumer mode.
+    /// The campaign executable, run in its consumer and publisher modes.
     package var executable: URL
 
     package init(topology: Topology, seed: UInt64, length: Duration = .seconds(6), executable: URL) {
@@ -63,24 +68,27 @@ package struct CampaignRun: Sendable {
         defer { for consumer in consumers { consumer.kill() } }
         for consumer in consumers { try await blocking { try consumer.start() } }
 
-        let publisher = Publisher(topology: topology, spec: deployment.spec, seed: seed)
-        try await publisher.start()
+        // Every life of the publisher dispatches until this deadline, what is left of it.
         let deadline = ContinuousClock.now + length
-        async let published: Void = publisher.dispatch(until: deadline)
-        let nemesis = Nemesis(deployment: deployment, consumers: consumers)
-        let (faultLines, counts) = try await blocking { nemesis.play(schedule, until: deadline) }
-        await published
+        let publisher = PublisherProcess(
+            executable: executable, spec: deployment.spec, seed: seed, directory: directory, deadline: deadline)
+        defer { publisher.kill() }
+        _ = try await blocking { try publisher.start() }
+        let nemesis = Nemesis(deployment: deployment, consumers: consumers, publisher: publisher)
+        let (faultLines, counts) = await blocking { nemesis.play(schedule, until: deadline) }
 
-        // Heal, then let everything settle before reading the history.
+        // Heal, then let everything settle before reading the history. A publisher killed last
+        // starts again, to publish what its outbox holds, and flushes once its window is over.
         let healState = try await blocking {
             let state = try deployment.heal()
             for consumer in consumers {
                 consumer.resume()
                 if !consumer.isRunning { try consumer.start() }
             }
+            if !publisher.isRunning { try publisher.start() }
             return state
         }
-        await publisher.confirmEverything(within: .seconds(30))
+        let flushed = await blocking { publisher.flush(timeout: .seconds(30)) }
         let client = deployment.client
         defer { client.close() }
         let (settled, waitingFor) = await Quiescence.wait(client, groups: ["a", "b"], within: .seconds(60))
@@ -92,11 +100,13 @@ package struct CampaignRun: Sendable {
         history.groups = ["a", "b"]
         history.faults = faultLines
         history.failedOver = deployment.roleChanges > 0
-        publisher.record(into: &history)
-        history.deadLetters = try await publisher.deadLetters()
+        history.deadLetters = try await FinalState.deadLetters(spec: deployment.spec)
         history.finalStreams = try await FinalState.streams(client)
-        await publisher.stop()
-        var errors = publisher.errorsReported
+        await blocking { publisher.stop() }
+        var errors = 0
+        for (life, text) in publisher.logs() {
+            errors += PublisherLog.read(text, life: life.name, fromStep: life.fromStep, into: &history)
+        }
         for consumer in consumers {
             for (life, text) in consumer.logs() {
                 errors += ConsumerLog.read(text, life: life, group: consumer.group, into: &history)
@@ -106,7 +116,7 @@ package struct CampaignRun: Sendable {
         if !settled {
             if !healState.isEmpty { waiting += "; " + healState }
             if topology == .sentinel {
-                waiting += "; at the end, " + (try await blocking { deployment.replicationState() })
+                waiting += "; at the end, " + (await blocking { deployment.replicationState() })
             }
             // What the consumers said last tells why they did not catch up.
             for consumer in consumers {
@@ -116,11 +126,14 @@ package struct CampaignRun: Sendable {
                 }
             }
         }
+        let lastErrors = publisher.logs().last.map { life in
+            life.text.split(separator: "\n").filter { $0.hasPrefix("error") }.suffix(3).joined(separator: " | ")
+        }
         let found = Checker.check(history)
         return Result(
             history: history, violations: found.filter { !$0.allowed }, allowed: found.filter(\.allowed),
             faults: counts, schedule: schedule, length: length, errorsReported: errors, settled: settled,
-            waitingFor: waiting)
+            waitingFor: waiting, flushed: flushed, publisherSaidLast: flushed ? "" : lastErrors ?? "")
     }
 }
 
@@ -134,11 +147,8 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     }
 }
 
-func blocking(_ body: @escaping @Sendable () -> Void) async {
+func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            body()
-            continuation.resume()
-        }
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }

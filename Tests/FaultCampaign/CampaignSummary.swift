@@ -8,6 +8,7 @@ package struct CampaignSummary: Sendable {
         var deliveries = 0
         var deadLetters = 0
         var consumerLives = 0
+        var publisherLives = 0
         var violations = 0
         var allowed = 0
     }
@@ -25,6 +26,7 @@ package struct CampaignSummary: Sendable {
         row.deliveries += result.history.deliveries.count
         row.deadLetters += result.history.deadLetters.count
         row.consumerLives += result.history.lives.count
+        row.publisherLives += result.history.publisherLives.count
         row.violations += result.violations.count
         row.allowed += result.allowed.count
         rows[result.history.topology] = row
@@ -35,8 +37,9 @@ package struct CampaignSummary: Sendable {
         let kinds = FaultKind.allCases
         var lines = [
             "| Topology | Schedules | " + kinds.map(\.rawValue).joined(separator: " | ")
-                + " | Events dispatched | Confirmed | Deliveries | Dead letters | Consumer lives | Allowed, explained | Violations |",
-            "|" + Array(repeating: "---|", count: kinds.count + 9).joined(),
+                + " | Events dispatched | Confirmed | Deliveries | Dead letters | Consumer lives | Publisher lives "
+                + "| Allowed, explained | Violations |",
+            "|" + Array(repeating: "---|", count: kinds.count + 10).joined(),
         ]
         var total = Row()
         for topology in Topology.allCases {
@@ -49,6 +52,7 @@ package struct CampaignSummary: Sendable {
             total.deliveries += row.deliveries
             total.deadLetters += row.deadLetters
             total.consumerLives += row.consumerLives
+            total.publisherLives += row.publisherLives
             total.violations += row.violations
             total.allowed += row.allowed
         }
@@ -59,6 +63,6 @@ package struct CampaignSummary: Sendable {
     private func line(_ name: String, _ row: Row, _ kinds: [FaultKind]) -> String {
         "| \(name) | \(row.schedules) | " + kinds.map { String(row.faults[$0] ?? 0) }.joined(separator: " | ")
             + " | \(row.dispatched) | \(row.confirmed) | \(row.deliveries) | \(row.deadLetters) "
-            + "| \(row.consumerLives) | \(row.allowed) | \(row.violations) |"
+            + "| \(row.consumerLives) | \(row.publisherLives) | \(row.allowed) | \(row.violations) |"
     }
 }

@@ -1,7 +1,9 @@
 /// Reads a whole ``History`` and says which of the bridge's promises it breaks.
 ///
-/// Streams: no event whose publish was confirmed is missing from Redis; every event a stream
-/// holds ends, in every group, delivered or dead-lettered; within one consumer life an event
+/// Streams: no event whose dispatch returned (and so was in the publisher's outbox) is missing
+/// from Redis, and nothing reaches Redis that no publisher life attempted (a life killed during
+/// a dispatch may or may not have left that event there); every event a stream holds ends, in
+/// every group, delivered or dead-lettered; within one consumer life an event
 /// is not delivered again once delivered, and first deliveries of one key come in dispatch
 /// order; a dead letter comes after the maximum of deliveries, once per group (twice only on
 /// a cluster where an acknowledgement failed, or when the stream held the event twice);
@@ -16,8 +18,9 @@ package enum Checker {
         /// Whether the guarantee allows it, reported, not failed: after a failover, Redis's
         /// asynchronous replication can roll a consumer group back (entries read again, out of
         /// order, as first deliveries) and lose a dead letter written just before; a copy of an
-        /// event published again (its first publish unconfirmed) can reach a consumer that
-        /// never had the first, after later events; and a Pub/Sub
+        /// event published again (its first publish unconfirmed, or left in the outbox by a
+        /// publisher life that was killed) can reach a consumer that never had the first, after
+        /// later events; and a Pub/Sub
         /// publish reported as possibly lost (its connection stalled past the reply timeout)
         /// can still reach Redis from the kernel's buffers, after later ones.
         package var allowed = false
@@ -29,7 +32,7 @@ package enum Checker {
 
     package enum Rule: String, Sendable, CaseIterable {
         case lost = "confirmed event lost"
-        case phantom = "event that was never sent"
+        case phantom = "event no publisher life dispatched"
         case unsettled = "event neither delivered nor dead-lettered"
         case duplicateInLife = "delivered again within a life"
         case outOfOrder = "out of order within a life"
@@ -48,7 +51,10 @@ package enum Checker {
         let sent = Set(history.dispatched)
         let deliveriesByOrder = Dictionary(grouping: history.deliveries, by: \.order)
         func window(_ order: CampaignOrder) -> [String] {
-            (deliveriesByOrder[order] ?? []).map(line)
+            history.attemptedBy[order].map {
+                ["\($0) dispatched it" + (history.confirmed.contains(order) ? ", the dispatch returned" : "")]
+            } ?? []
+                + (deliveriesByOrder[order] ?? []).map(line)
                 + history.deadLetters.filter { $0.order == order }.map {
                     "dead letter in \($0.group) after \($0.deliveries) deliveries"
                 }

@@ -138,9 +138,3 @@ package struct CampaignFailure: Error, CustomStringConvertible {
         self.description = description
     }
 }
-
-#if canImport(Glibc)
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Glibc.kill(pid, signal) }
-#else
-    private func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { Darwin.kill(pid, signal) }
-#endif

@@ -183,10 +183,15 @@ package final class Deployment: @unchecked Sendable {
 
     /// Every proxy in `mode` for `duration`, then forwarding again.
     package func network(_ mode: FaultProxy.Mode, for duration: Duration) -> String {
-        for proxy in proxies { proxy.mode = mode }
+        setNetwork(mode)
         Thread.sleep(forTimeInterval: duration.seconds)
-        for proxy in proxies { proxy.mode = .forward }
+        setNetwork(.forward)
         return "network \(mode) for \(duration)"
+    }
+
+    /// Every proxy in `mode` until told otherwise.
+    package func setNetwork(_ mode: FaultProxy.Mode) {
+        for proxy in proxies { proxy.mode = mode }
     }
 
     /// Resets every open connection.
@@ -199,7 +204,7 @@ package final class Deployment: @unchecked Sendable {
     /// Returns what was still not whole after the bound (empty when everything was), for the
     /// report of a run that then does not settle.
     package func heal() throws -> String {
-        for proxy in proxies { proxy.mode = .forward }
+        setNetwork(.forward)
         if let cluster { try cluster.waitUntilHealthy(timeout: .seconds(30)) }
         var state = ""
         if topology == .sentinel {

@@ -1,3 +1,5 @@
+import Events
+import EventsRedis
 import EventsRedisClient
 import Foundation
 
@@ -22,6 +24,30 @@ enum FinalState {
             }
         }
         return counts
+    }
+
+    /// The dead letters of every group, through a bridge of the driver's own that is never
+    /// started (reading dead letters needs none): the publisher's lives come and go, and the
+    /// last may have been killed.
+    static func deadLetters(spec: String) async throws -> [History.DeadLetter] {
+        var configuration = RedisBridge.Configuration(
+            redis: Deployment.configuration(spec: spec)!, source: "campaign-checker")
+        configuration.keyPrefix = CampaignRules.keyPrefix
+        let bridge = RedisBridge(center: EventCenter(), configuration: configuration)
+        // Carried to name the partition streams, as every process of a run carries them.
+        try CampaignRules.carry(on: bridge, direction: .outgoing)
+        let letters: [RedisBridge.DeadLetter]
+        do {
+            letters = try await bridge.deadLetters(of: CampaignOrder.self, limit: 1_000_000)
+        } catch {
+            await bridge.stop()
+            throw error
+        }
+        await bridge.stop()
+        return letters.compactMap { letter in
+            guard let order = order(inEventJSON: letter.event) else { return nil }
+            return History.DeadLetter(group: letter.group, order: order, deliveries: letter.deliveries)
+        }
     }
 
     /// The order in a CloudEvent's JSON, from its `data`.

@@ -70,13 +70,41 @@ package struct History: Sendable {
         }
     }
 
+    /// A life of the publisher process: where it took the workload up and how far it got.
+    package struct PublisherLife: Sendable, Hashable {
+        /// `publisher#2` for the second.
+        package var life: String
+        /// How many workload steps the lives before it attempted.
+        package var fromStep: Int
+        /// Orders and ticks it began to dispatch.
+        package var attempted = 0
+        /// Orders whose dispatch returned, and so were in the outbox.
+        package var sent = 0
+        /// Events the outbox held from earlier lives when it started, published again.
+        package var republished = 0
+        /// Whether it lived to the end of its dispatch window (the nemesis did not kill it first).
+        package var finishedWindow = false
+
+        package init(life: String, fromStep: Int) {
+            self.life = life
+            self.fromStep = fromStep
+        }
+    }
+
     package var seed: UInt64
     package var topology: Topology
-    /// Every stream event dispatched, in dispatch order.
+    /// Every stream event the publisher attempted, across its lives, in dispatch order: a
+    /// life killed during a dispatch may or may not have left that event in Redis.
     package var dispatched: [CampaignOrder] = []
-    /// The stream events a flush confirmed Redis had acknowledged.
+    /// The stream events whose dispatch returned: they were in the publisher's outbox, so a
+    /// later life publishes them again if Redis had not acknowledged them, and none may be lost.
     package var confirmed: Set<CampaignOrder> = []
+    /// Which publisher life attempted each stream event (to show beside a violation).
+    package var attemptedBy: [CampaignOrder: String] = [:]
+    /// Ticks the publisher attempted: they are numbered 1 to this, across its lives.
     package var ticksDispatched = 0
+    /// In the order they lived.
+    package var publisherLives: [PublisherLife] = []
     /// In the order each consumer wrote them.
     package var deliveries: [Delivery] = []
     package var ticks: [TickArrival] = []

@@ -2,11 +2,12 @@ import EventsRedisClient
 import Foundation
 import RedisTestSupport
 
-/// Plays a ``Schedule``'s faults on a deployment and its consumers, one after the other, on
-/// the calling thread (they block while processes stop and start).
+/// Plays a ``Schedule``'s faults on a deployment, its consumers and its publisher, one after
+/// the other, on the calling thread (they block while processes stop and start).
 struct Nemesis: Sendable {
     let deployment: Deployment
     let consumers: [ConsumerProcess]
+    let publisher: PublisherProcess
 
     /// Plays the steps that begin before `deadline`; returns one line per fault and the
     /// count of each kind played.
@@ -42,6 +43,22 @@ struct Nemesis: Sendable {
             Thread.sleep(forTimeInterval: step.duration.seconds)
             try consumer.start()
             return "killed consumer \(consumer.group)/\(consumer.name), restarted"
+        case .killPublisher:
+            // A kill while Redis has acknowledged everything tests little of the outbox: two
+            // kills in three come while the network holds (stall) or drops (black hole) what
+            // the publisher sends, so that its life ends with events Redis has not answered
+            // (they may still reach it, late, and come again from the outbox: a copy) or never
+            // had (the outbox alone keeps them).
+            let hold = [nil, FaultProxy.Mode.stall, .blackHole][step.target % 3]
+            if let hold {
+                deployment.setNetwork(hold)
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            publisher.kill()
+            if hold != nil { deployment.setNetwork(.forward) }
+            Thread.sleep(forTimeInterval: step.duration.seconds)
+            let life = try publisher.start()
+            return "killed the publisher" + (hold.map { " while the network was \($0)" } ?? "") + ", restarted: \(life)"
         case .pauseConsumer:
             // Past the claim idle time, so that another consumer of the group claims its entries.
             consumer.pause()

@@ -5,6 +5,7 @@ package enum FaultKind: String, Sendable, CaseIterable, Comparable {
     case migrateSlot = "migrate a slot"
     case killConsumer = "kill a consumer"
     case pauseConsumer = "pause a consumer"
+    case killPublisher = "kill the publisher"
     case stall = "stall the network"
     case slow = "slow the network"
     case blackHole = "black-hole the network"

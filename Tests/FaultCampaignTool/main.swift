@@ -9,12 +9,16 @@ import Foundation
 //
 // Without --seed, the first seed is drawn at random and printed; schedule i uses seed + i.
 // A --seed without --schedules runs that one schedule.
-// Exits 1 when any schedule breaks a promise. `events-fault-campaign consumer ...` is the
-// consumer process the runs start, not meant to be run by hand.
+// Exits 1 when any schedule breaks a promise. `events-fault-campaign consumer ...` and
+// `events-fault-campaign publisher ...` are the consumer and publisher processes the runs
+// start, not meant to be run by hand.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "consumer" {
     exit(await ConsumerMain.run(Array(arguments.dropFirst())))
+}
+if arguments.first == "publisher" {
+    exit(await PublisherMain.run(Array(arguments.dropFirst())))
 }
 
 var options: [String: String] = [:]
@@ -50,11 +54,18 @@ for topology in topologies {
             summary.add(result)
             let faults = result.faults.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             print(
-                "\(topology) seed \(seed): \(result.history.dispatched.count) events, "
-                    + "\(result.history.deliveries.count) deliveries, faults: \(faults.joined(separator: ", "))"
+                "\(topology) seed \(seed): \(result.history.dispatched.count) events "
+                    + "(\(result.history.confirmed.count) sent) over \(result.history.publisherLives.count) "
+                    + "publisher lives, \(result.history.deliveries.count) deliveries, "
+                    + "faults: \(faults.joined(separator: ", "))"
                     + (result.history.failedOver ? ", failed over; " : "; ")
                     + "\(result.violations.count) violation(s), \(result.allowed.count) allowed, explained")
             for allowed in result.allowed.prefix(5) { print("  allowed: " + "\(allowed)") }
+            if !result.flushed {
+                print(
+                    "  the publisher's flush after the heal did not see Redis acknowledge everything; "
+                        + "it said last: \(result.publisherSaidLast)")
+            }
             if !result.settled {
                 print("  the consumers did not settle every entry within 60 s of the heal: \(result.waitingFor)")
             }
