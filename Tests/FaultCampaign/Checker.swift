@@ -51,9 +51,11 @@ package enum Checker {
         let sent = Set(history.dispatched)
         let deliveriesByOrder = Dictionary(grouping: history.deliveries, by: \.order)
         func window(_ order: CampaignOrder) -> [String] {
-            history.attemptedBy[order].map {
+            // Parenthesized: `??` binds looser than `+`, and the rest of the window would
+            // otherwise be left out whenever the dispatching life is known.
+            (history.attemptedBy[order].map {
                 ["\($0) dispatched it" + (history.confirmed.contains(order) ? ", the dispatch returned" : "")]
-            } ?? []
+            } ?? [])
                 + (deliveriesByOrder[order] ?? []).map(line)
                 + history.deadLetters.filter { $0.order == order }.map {
                     "dead letter in \($0.group) after \($0.deliveries) deliveries"
