@@ -48,7 +48,8 @@ struct CheckerPublisherKillTests {
         #expect(violation.message == "k#4")
         #expect(!violation.allowed)
         #expect(violation.window.contains("publisher#1 dispatched it, the dispatch returned"))
-        #expect(violation.window.last == "0 entries in the streams", "the rest of the window follows: \(violation.window)")
+        #expect(
+            violation.window.last == "0 entries in the streams", "the rest of the window follows: \(violation.window)")
     }
 
     @Test("a copy the next life published again, heard by another consumer of the group, is no violation")

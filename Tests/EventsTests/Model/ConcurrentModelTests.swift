@@ -44,7 +44,7 @@ struct ConcurrentModelTests {
                 harness.churn(thread - dispatchers, contexts: contexts)
             }
         }
-        #expect(harness.settle(), "every queued delivery had its turn")
+        #expect(await harness.settle(), "every queued delivery had its turn")
         print(
             "concurrent model run: seed \(ModelRunSettings.hex(seed)), \(harness.dispatchedCount) dispatches, "
                 + "\(harness.churned.load(ordering: .relaxed)) listeners churned, in \(ContinuousClock.now - start)")
