@@ -593,7 +593,7 @@ private func halfRow(_ name: String, _ costs: [BurstCost], raw: Double) -> Row {
         detail: formatFigure(1e9 / figure) + " events/s; " + formatRatio(figure / raw) + " of raw; " + cpuDetail(costs))
 }
 
-/// The spread and CPU detail of a throughput row: "median of 5 rounds, 1.9-2.6 µs; CPU per
+/// The spread and CPU detail of a throughput row: "median of N rounds, LOW-HIGH µs; CPU per
 /// event: process …, Redis …" (the row's figure is the median wall time per event; the CPU
 /// figures are medians over the rounds too), in microseconds. Every Redis row ends with it, so
 /// that a reader sees how far one round can stray, and how much of the time Redis itself spent.
@@ -605,7 +605,7 @@ func cpuDetail(_ costs: [BurstCost]) -> String {
     return spread + "CPU per event: process " + String(format: "%.1f µs", process) + ", Redis " + redisText
 }
 
-/// How far the rounds of a row strayed: "median of 5 rounds, 1.90-2.60 µs" (the figures are
+/// How far the rounds of a row strayed: "median of N rounds, LOW-HIGH µs" (the figures are
 /// nanoseconds; the row's value is their median), or "one round".
 func spreadDetail(_ figures: [Double]) -> String {
     guard figures.count > 1, let low = figures.min(), let high = figures.max() else { return "one round" }
