@@ -25,7 +25,9 @@ struct SerialRoute<E: Sendable>: AsyncRoute {
         _ listener: TypedListenerRecord<E>, _ event: E, _ sender: Sender?, center: EventCenter,
         collector: ReportCollector?
     ) {
-        if inlineOnMainThread, isOnMainActor(), mailbox.isIdle {
+        // The mailbox first: in a burst it is busy, and then the question of which thread this
+        // is, the costlier of the two, is never asked.
+        if inlineOnMainThread, mailbox.isIdle, isOnMainActor() {
             center.runNow(listener, collector: collector) { owner in try run(owner, event, sender) }
             return
         }

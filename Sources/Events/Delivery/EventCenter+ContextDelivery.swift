@@ -82,6 +82,7 @@ extension EventCenter {
     ) {
         let observation = diagnosticsState.observation
         let began = ContinuousClock.now
+        let beganUptime = stamp == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         var ran = false
         var failed = false
         if let owner = ownerForQueuedDelivery(listener) {
@@ -114,7 +115,7 @@ extension EventCenter {
                 dispatchID: stamp?.dispatchID ?? 0, eventIdentity: EventIdentity(of: listener),
                 callSite: listener.callSite, owner: listener.owner.map { TypeIdentity(of: $0) },
                 listenerContext: listener.context, ran: ran, failed: failed,
-                waited: stamp.map { began - $0.queuedAt } ?? .zero, duration: elapsed))
+                waited: stamp.map { $0.waited(until: beganUptime) } ?? .zero, duration: elapsed))
     }
 
     /// What an observed dispatch tells the delivery it queues: its id and when. Nil on a plain
@@ -122,7 +123,7 @@ extension EventCenter {
     func queueStamp() -> QueueStamp? {
         guard _slowPath(isObserved) else { return nil }
         let frame = DispatchFrames.current.frames.last { $0.center == ObjectIdentifier(self) }
-        return QueueStamp(dispatchID: frame?.dispatchID ?? 0, queuedAt: .now)
+        return QueueStamp(dispatchID: frame?.dispatchID ?? 0, queuedAt: DispatchTime.now().uptimeNanoseconds)
     }
 
     /// Whether a queued delivery may run now, and the owner to hold during it. Nil means skip.
@@ -178,7 +179,16 @@ private struct HeldOwner {
 }
 
 /// When a queued delivery was queued, and by which dispatch (see `queueStamp()`).
+///
+/// The time is `DispatchTime`'s uptime in nanoseconds rather than a clock's `Instant`, whose
+/// layout is not fixed at compile time: with an integer the stamp is plain data, and the nil
+/// stamp that every delivery of an unobserved center carries costs no value-witness calls.
 struct QueueStamp: Sendable {
     let dispatchID: UInt64
-    let queuedAt: ContinuousClock.Instant
+    let queuedAt: UInt64
+
+    /// How long the delivery waited, until `uptime` (`DispatchTime` nanoseconds).
+    func waited(until uptime: UInt64) -> Duration {
+        .nanoseconds(Int64(bitPattern: uptime &- queuedAt))
+    }
 }

@@ -5,13 +5,21 @@ import Dispatch
 final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
     // Why @unchecked is safe: `jobs`, `head`, `draining`, `runs`, `pending` and `label` are only
     // touched inside `lock`.
+    //
+    // The lock also rules out overlapping accesses, so the runtime's exclusivity checks, a pair
+    // of calls per access on every push and every batch of the drain, are left out for the
+    // state that each push and pop touches.
     private let lock = Lock()
-    private var jobs: [Job?] = []
-    private var head = 0
-    private var draining = false
+    @exclusivity(unchecked) private var jobs: [Job?] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var draining = false
     /// The jobs queued and not finished yet, for `EventCenter.idle()`; the job running counts
     /// until the drain asks for the next one.
-    private var runs = PendingRuns()
+    @exclusivity(unchecked) private var runs = PendingRuns()
+    /// The storage a drain gave back when it ended (empty, with its capacity), for the next
+    /// drain to start with: otherwise each drain would start from an empty array, and the queue
+    /// that trades places with it would grow again, step by step, over every burst.
+    @exclusivity(unchecked) private var spare: [Job?] = []
     /// The center's record of pending deliveries, set by the first push (a mailbox serves one
     /// listener of one center).
     private var pending: PendingDeliveries?
@@ -83,13 +91,15 @@ final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
             if let epoch = runs.removeOldest() { ended.append(epoch) }
         }
         // Only nils are left in `batch`: emptying it releases nothing under the lock.
-        batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+        batch.removeAll(keepingCapacity: batch.capacity <= Self.keptCapacity)
+        if batch.capacity == 0 { swap(&batch, &spare) }
         var start = 0
         if head < jobs.count {
             swap(&jobs, &batch)
             start = head
         } else {
-            jobs.removeAll(keepingCapacity: jobs.count <= 64)
+            jobs.removeAll(keepingCapacity: jobs.capacity <= Self.keptCapacity)
+            swap(&batch, &spare)
             draining = false
         }
         head = 0
@@ -98,6 +108,10 @@ final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
         if let pending { for epoch in ended { pending.closeRun(epoch) } }
         return start
     }
+
+    /// The largest storage, in jobs, that the queue and the drain keep for the next burst once
+    /// they are empty: a burst that a drain takes in one block, not a flood's.
+    private static var keptCapacity: Int { 1024 }
 
     /// Puts jobs a drain took but did not run back at the front of the queue, before any queued
     /// since: they run first in the drain's next turn.
