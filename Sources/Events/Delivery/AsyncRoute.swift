@@ -17,7 +17,7 @@ protocol AsyncRoute<E>: Sendable {
 /// A listener served by a serial mailbox on a dispatch queue, an operation queue or the main
 /// queue. `run` executes in that context (for main-actor listeners it asserts the isolation).
 struct SerialRoute<E: Sendable>: AsyncRoute {
-    let mailbox: SerialMailbox
+    let mailbox: SerialMailbox<QueuedDelivery>
     let inlineOnMainThread: Bool
     let run: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void
 
@@ -32,16 +32,41 @@ struct SerialRoute<E: Sendable>: AsyncRoute {
             return
         }
         collector?.begin()
-        let stamp = center.queueStamp()
         // The handler runs elsewhere, later: it sees the trace context of this dispatch.
-        let trace = TraceContext.current
-        mailbox.enqueue(for: listener, pending: center.pendingDeliveries) {
-            TraceContext.restoring(trace) {
-                center.runQueued(listener, collector: collector, stamp: stamp) { owner in try run(owner, event, sender)
+        let delivery = QueuedDelivery(
+            event: event, sender: sender, collector: collector, stamp: center.queueStamp(), trace: TraceContext.current)
+        if mailbox.push(delivery, for: listener, pending: center.pendingDeliveries) {
+            // What every delivery of the listener shares is captured here, once per block of
+            // the drain rather than once per event.
+            let run = self.run
+            mailbox.startDrain { delivery in
+                TraceContext.restoring(delivery.trace) {
+                    center.runQueued(listener, collector: delivery.collector, stamp: delivery.stamp) { owner in
+                        // Only this route queues for this mailbox, and it queues events of `E`.
+                        try run(owner, delivery.event as! E, delivery.sender)
+                    }
                 }
             }
         }
     }
+}
+
+/// One event waiting in a listener's ``SerialMailbox``, with what its delivery needs from the
+/// dispatch that queued it.
+///
+/// Not generic over the event: a generic job type would be looked up in the runtime's metadata
+/// cache on every push and pop, since the mailbox code is not specialized for the user's event
+/// types. An event of up to three words fits the existential's inline storage, so most events
+/// wait with no allocation of their own.
+struct QueuedDelivery: Sendable {
+    let event: any Sendable
+    let sender: Sender?
+    /// Where an awaited dispatch wants the outcome; nil for a plain dispatch.
+    let collector: ReportCollector?
+    /// The observed dispatch's id and when it queued the event; nil on a plain center.
+    let stamp: QueueStamp?
+    /// The trace context current at the dispatch, made current again for the handler.
+    let trace: TraceContext?
 }
 
 /// A listener isolated to an actor (its owner), served by a mailbox drained by one task.

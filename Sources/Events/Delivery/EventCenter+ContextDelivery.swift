@@ -4,7 +4,7 @@ import Synchronization
 
 extension EventCenter {
     /// The mailbox that serves one listener in `delivery`'s context.
-    func makeMailbox(for delivery: Delivery.Kind) -> SerialMailbox {
+    func makeMailbox<Job>(for delivery: Delivery.Kind) -> SerialMailbox<Job> {
         switch delivery {
         case .postingThread:
             preconditionFailure("posting-thread listeners have no mailbox")
@@ -19,7 +19,7 @@ extension EventCenter {
     }
 
     /// The mailbox of one main-actor listener.
-    func makeMainMailbox() -> SerialMailbox {
+    func makeMainMailbox<Job>() -> SerialMailbox<Job> {
         SerialMailbox { DispatchQueue.main.async(execute: $0) }
     }
 

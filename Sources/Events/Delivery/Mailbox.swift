@@ -145,8 +145,14 @@ final class MailboxQueue<Job: Sendable>: PendingSource, @unchecked Sendable {
 /// One block on the executor runs every job queued by the time it starts, and those queued
 /// while it runs, within ``DrainBudget``: a burst costs one block, not one per event, and a
 /// flood cannot hold the executor (the main queue above all) for longer than the budget.
-final class SerialMailbox: Sendable {
-    typealias Job = @Sendable () -> Void
+///
+/// A job is a value that the drain hands to a runner given when the drain starts, rather than
+/// a closure of its own: a listener's deliveries (``QueuedDelivery``) then wait in the queue's
+/// reused storage with no allocation of their own, and what every delivery of the listener
+/// shares (its center, record and handler) is captured once per block.
+final class SerialMailbox<Job: Sendable>: Sendable {
+    /// Runs one job, in the executor's context.
+    typealias Runner = @Sendable (Job) -> Void
 
     private let queue = MailboxQueue<Job>()
     private let submit: @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -162,16 +168,21 @@ final class SerialMailbox: Sendable {
 
     var isIdle: Bool { queue.isIdle }
 
-    /// Queues `job` for `listener`, counted in `pending` until it has run.
-    func enqueue(for listener: ListenerRecord, pending: PendingDeliveries, _ job: @escaping Job) {
-        if queue.push(job, for: listener, pending: pending) {
-            submit { self.drain(finished: 0) }
-        }
+    /// Queues `job` for `listener`, counted in `pending` until it has run. Returns true when no
+    /// drain is running: the caller must then start one, with ``startDrain(_:)``.
+    func push(_ job: Job, for listener: ListenerRecord, pending: PendingDeliveries) -> Bool {
+        queue.push(job, for: listener, pending: pending)
+    }
+
+    /// Starts the drain that a `push` returning true asked for: a block on the executor that
+    /// runs the queued jobs through `run`.
+    func startDrain(_ run: @escaping Runner) {
+        submit { self.drain(finished: 0, run) }
     }
 
     /// Runs queued jobs; `finished` counts the jobs the previous block ran and has not reported
     /// as finished yet.
-    private func drain(finished: Int) {
+    private func drain(finished: Int, _ run: @escaping Runner) {
         var finished = finished
         var batch: [Job?] = []
         var ran = 0
@@ -183,7 +194,7 @@ final class SerialMailbox: Sendable {
             while index < batch.count {
                 let job = batch[index].take()!
                 index += 1
-                job()
+                run(job)
                 finished += 1
                 ran += 1
                 if budget.isSpent(ran: ran, since: began) {
@@ -192,11 +203,22 @@ final class SerialMailbox: Sendable {
                     // jobs run here are reported finished by that block's first exchange.
                     if index < batch.count { queue.putBack(batch[index...]) }
                     let done = finished
-                    submit { self.drain(finished: done) }
+                    submit { self.drain(finished: done, run) }
                     return
                 }
             }
         }
+    }
+}
+
+/// A mailbox whose jobs are closures, for deliveries that decide what they run when they are
+/// queued (a coalesced listener's flushes).
+typealias ClosureMailbox = SerialMailbox<@Sendable () -> Void>
+
+extension SerialMailbox where Job == @Sendable () -> Void {
+    /// Queues `job` for `listener`, counted in `pending` until it has run.
+    func enqueue(for listener: ListenerRecord, pending: PendingDeliveries, _ job: @escaping @Sendable () -> Void) {
+        if push(job, for: listener, pending: pending) { startDrain { $0() } }
     }
 }
 

@@ -76,7 +76,7 @@ extension CoalescedContext {
 
 /// A listener served by a serial mailbox: a dispatch queue, an operation queue, the main queue.
 struct SerialCoalescedContext<E: Sendable>: CoalescedContext {
-    let mailbox: SerialMailbox
+    let mailbox: ClosureMailbox
     let isMainActor: Bool
     let inlineOnMainThread: Bool
     let run: @Sendable (_ owner: AnyObject?, _ event: E, _ sender: Sender?) throws -> Void

@@ -59,7 +59,7 @@ final class EntrySink: Sendable {
 /// drains an executor until every mailbox on it is idle, so that it knows that a skipped
 /// delivery, which leaves no trace, has had its turn.
 enum MailboxProbe {
-    case serial(SerialMailbox)
+    case serial(SerialMailbox<QueuedDelivery>)
     case actor(MailboxQueue<ActorMailbox.Job>)
 
     var isIdle: Bool {
