@@ -126,7 +126,7 @@ extension EventCenter {
         // The kept events are released after unlocking: releasing one may end its last reference.
         let removed: [KeptEvent] = flowControl.withLock { state in
             guard let sender else {
-                let removed = [state.perType.removeValue(forKey: key)].compactMap { $0 }
+                let removed = [state.removeCurrentValue(for: key)].compactMap { $0 }
                 return removed + (state.perSender.removeValue(forKey: key).map { Array($0.values) } ?? [])
             }
             return [state.perSender[key]?.removeValue(forKey: ObjectIdentifier(sender))].compactMap { $0 }

@@ -24,7 +24,13 @@ final class FlowControlState: @unchecked Sendable {
 
     struct State {
         var sequence: UInt64 = 0
-        var perType: [EventKey: KeptEvent] = [:]
+        /// Change it through `keep` and `removeCurrentValue(for:)` only: they keep `lastKept` right.
+        private(set) var perType: [EventKey: KeptEvent] = [:]
+        /// The key kept last per type and where its value lies in `perType`, so that a type kept
+        /// again and again (a state published as it changes) replaces its value without hashing
+        /// the key. Valid while `perType` gains and loses no key: only a new key or a removal
+        /// moves its entries, and both reset it.
+        private var lastKept: (key: EventKey, index: Dictionary<EventKey, KeptEvent>.Index)?
         var perSender: [EventKey: [ObjectIdentifier: KeptEvent]] = [:]
         /// How many per-sender values to allow before the next purge of those whose sender is
         /// gone: twice the number alive at the last purge, so purging stays amortized O(1).
@@ -38,7 +44,9 @@ final class FlowControlState: @unchecked Sendable {
     }
 
     let lock = Lock()
-    private var state = State()
+    // The lock rules out overlapping accesses: the runtime's exclusivity check, a pair of calls
+    // on every dispatch that keeps a current value, is left out.
+    @exclusivity(unchecked) private var state = State()
     /// Whether any event is held: read by every registration (one relaxed load), which takes
     /// the lock only when some event waits for a listener.
     private let holding = Atomic<Bool>(false)
@@ -78,7 +86,14 @@ extension FlowControlState.State {
         toCheck: [KeptEvent], replaced: KeptEvent?
     ) {
         guard scope == .perSender, let senderID = kept.senderID else {
-            return ([], perType.updateValue(kept, forKey: key))
+            if let last = lastKept, last.key == key {
+                let replaced = perType.values[last.index]
+                perType.values[last.index] = kept
+                return ([], replaced)
+            }
+            let replaced = perType.updateValue(kept, forKey: key)
+            lastKept = perType.index(forKey: key).map { (key, $0) }
+            return ([], replaced)
         }
         var kept = kept
         kept.isPerSender = true
@@ -86,6 +101,12 @@ extension FlowControlState.State {
         let count = perSender.values.reduce(0) { $0 + $1.count }
         guard count > perSenderPurgeAt else { return ([], replaced) }
         return (perSender.values.flatMap(\.values), replaced)
+    }
+
+    /// Removes the current value kept per type for `key`, and returns it.
+    mutating func removeCurrentValue(for key: EventKey) -> KeptEvent? {
+        lastKept = nil
+        return perType.removeValue(forKey: key)
     }
 
     /// Drops the per-sender values among `dead` (the same entries, by sequence) and sets the

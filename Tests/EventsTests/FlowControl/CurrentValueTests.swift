@@ -27,6 +27,34 @@ struct CurrentValueTests {
         _ = badge
     }
 
+    struct ThemeChanged: Event, Equatable { let name: String }
+    struct VolumeChanged: Event, Equatable { let level: Int }
+
+    @Test("values of several types kept in turns, cleared and kept again, each read back as its own latest")
+    func interleavedTypes() {
+        let center = EventCenter()
+        // A type kept again and again replaces its value in place; another type, a clearing or
+        // a type new to the center moves the table's entries. Each read must still find its own.
+        for round in 1...40 {
+            center.dispatch(CartChanged(items: round), keepingCurrent: .perType)
+            center.dispatch(CartChanged(items: round * 10), keepingCurrent: .perType)
+            if round.isMultiple(of: 3) { center.dispatch(ThemeChanged(name: "theme \(round)"), keepingCurrent: .perType) }
+            if round.isMultiple(of: 5) { center.clearCurrentValue(of: CartChanged.self) }
+            if round.isMultiple(of: 7) { center.clearCurrentValue(of: ThemeChanged.self) }
+            if round == 20 { center.dispatch(VolumeChanged(level: 20), keepingCurrent: .perType) }
+            center.dispatch(CartChanged(items: round * 100), keepingCurrent: .perType)
+            #expect(center.currentValue(of: CartChanged.self) == CartChanged(items: round * 100))
+            let theme = stride(from: round, through: 1, by: -1).first { $0.isMultiple(of: 3) || $0.isMultiple(of: 7) }
+                .flatMap { $0.isMultiple(of: 7) ? nil : ThemeChanged(name: "theme \($0)") }
+            #expect(center.currentValue(of: ThemeChanged.self) == theme, "round \(round)")
+            #expect(center.currentValue(of: VolumeChanged.self) == (round >= 20 ? VolumeChanged(level: 20) : nil))
+        }
+        let late = Recorder<Int>()
+        let listener = center.listen(to: CartChanged.self, receivingCurrent: true) { late.record($0.items) }
+        #expect(late.values == [4000])
+        _ = listener
+    }
+
     @Test("without receivingCurrent a listener starts with the next event, and plain dispatches keep nothing")
     func optIn() {
         let center = EventCenter()
