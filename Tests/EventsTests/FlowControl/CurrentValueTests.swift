@@ -38,7 +38,9 @@ struct CurrentValueTests {
         for round in 1...40 {
             center.dispatch(CartChanged(items: round), keepingCurrent: .perType)
             center.dispatch(CartChanged(items: round * 10), keepingCurrent: .perType)
-            if round.isMultiple(of: 3) { center.dispatch(ThemeChanged(name: "theme \(round)"), keepingCurrent: .perType) }
+            if round.isMultiple(of: 3) {
+                center.dispatch(ThemeChanged(name: "theme \(round)"), keepingCurrent: .perType)
+            }
             if round.isMultiple(of: 5) { center.clearCurrentValue(of: CartChanged.self) }
             if round.isMultiple(of: 7) { center.clearCurrentValue(of: ThemeChanged.self) }
             if round == 20 { center.dispatch(VolumeChanged(level: 20), keepingCurrent: .perType) }
