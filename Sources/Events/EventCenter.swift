@@ -119,6 +119,12 @@ public final class EventCenter: Sendable {
     public init() {}
 
     deinit {
+        // Nothing can dispatch to a center that is gone: its listeners end as
+        // `removeAllListeners()` ends them, so that what a listener keeps running on its own
+        // ends too (a stream's consumer leaves its `for await` loop after the events buffered,
+        // a coalesced listener's pending flush is dropped, a NotificationCenter forwarding
+        // stops observing).
+        removeAllListeners()
         // Records keep their registry (so that `cancel()` reaches it without a weak reference):
         // emptying it here breaks the cycle through its lists.
         registry.removeAll()

@@ -32,6 +32,7 @@ public enum EventBufferingPolicy: Sendable, Hashable {
 ///   `events(named:)`), or ``EventCenter/removeAllListeners()``. The consumer still takes the
 ///   events buffered before the removal, then `next()` returns nil, so a `for await` loop ends;
 ///   a consumer waiting at that moment gets nil at once, and so does a loop started later.
+///   The center going away (its last reference released) ends the stream the same way.
 /// - An event buffered and not yet taken keeps ``EventCenter/idle(isolation:)`` waiting, until
 ///   the consumer takes it or the stream drops it (its consumer was cancelled, or the stream
 ///   was let go); removing the listener drops nothing. ``EventCenter/idle(reportingAfter:isolation:_:)``

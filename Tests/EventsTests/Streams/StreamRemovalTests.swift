@@ -102,6 +102,49 @@ struct StreamRemovalTests {
         #expect(await consumer.value == [1, 2])
     }
 
+    @Test("a consumer suspended in its for-await loop leaves the loop when its center goes away")
+    func suspendedConsumerLeavesWhenTheCenterGoes() async {
+        var center: EventCenter? = EventCenter()
+        weak let watched = center
+        let stream = center!.events(of: Tick.self)
+        let ended = Counter()
+        let consumer = Task.detached {
+            var received: [Int] = []
+            for await tick in stream { received.append(tick.n) }
+            ended.increment()
+            return received
+        }
+        #expect(await eventually { stream.buffer.waitingConsumers == 1 }, "the consumer never came to wait")
+        center?.dispatch(Tick(n: 1))
+        #expect(await eventually { stream.buffer.waitingConsumers == 1 })
+        center = nil
+        #expect(watched == nil, "the stream keeps its center alive")
+        let leftTheLoop = await eventually(timeout: .seconds(10)) { ended.value == 1 }
+        #expect(leftTheLoop, "the for-await loop is still suspended after its center went away")
+        if !leftTheLoop { consumer.cancel() }
+        #expect(await consumer.value == [1])
+    }
+
+    @Test("a loop over a stream whose center is gone takes what was buffered, then ends")
+    func loopAfterTheCenterWent() async {
+        var center: EventCenter? = EventCenter()
+        let stream = center!.events(of: Tick.self)
+        center?.dispatch(Tick(n: 1))
+        center?.dispatch(Tick(n: 2))
+        center = nil
+        let ended = Counter()
+        let consumer = Task.detached {
+            var received: [Int] = []
+            for await tick in stream { received.append(tick.n) }
+            ended.increment()
+            return received
+        }
+        let leftTheLoop = await eventually(timeout: .seconds(10)) { ended.value == 1 }
+        #expect(leftTheLoop, "the for-await loop did not end after the buffered events")
+        if !leftTheLoop { consumer.cancel() }
+        #expect(await consumer.value == [1, 2])
+    }
+
     @Test("the events a removed stream still holds keep idle() waiting until they are taken")
     func removedStreamHoldingEventsKeepsIdleWaiting() async {
         let center = EventCenter()
