@@ -89,36 +89,71 @@ enum Quiescence {
         var clauses: [String] = []
         for key in CampaignRules.streamKeys {
             let reply: RESPValue
+            let stream: RESPValue
             do {
                 reply = try await client.send("XINFO", "GROUPS", RedisArgument(key))
+                stream = try await client.send("XINFO", "STREAM", RedisArgument(key))
             } catch {
-                clauses.append("\(key): XINFO GROUPS failed: \(error)")
+                clauses.append("\(key): XINFO failed: \(error)")
                 continue
             }
+            let lastGenerated = fieldMap(stream)["last-generated-id"]?.string.flatMap(EntryID.init)
             var seen: Set<String> = []
             for group in reply.array ?? [] {
-                let fields = group.array ?? []
-                var info: [String: RESPValue] = [:]
-                var index = 0
-                while index + 1 < fields.count {
-                    if let name = fields[index].string { info[name] = fields[index + 1] }
-                    index += 2
-                }
+                let info = fieldMap(group)
                 guard let name = info["name"]?.string else { continue }
                 seen.insert(name)
                 let pending = info["pending"]?.int ?? -1
-                // `lag` is nil when Redis cannot tell; then only what is pending counts.
-                let lag = info["lag"]?.int ?? 0
-                if pending != 0 || lag != 0 {
+                // Whether the group has read the stream's newest entry, by their ids. Redis's
+                // `lag` is only an estimate: after a slot migration and a failover it was seen
+                // to stay at 15 for a group whose last delivered id was the stream's last.
+                let lastDelivered = info["last-delivered-id"]?.string.flatMap(EntryID.init)
+                let unread = lastGenerated.map { last in lastDelivered.map { $0 < last } ?? true } ?? false
+                let lag = info["lag"]?.int
+                if pending != 0 || unread {
                     clauses.append(
-                        "\(key) group \(name): \(pending) pending, lag \(lag), "
-                            + "last delivered \(info["last-delivered-id"]?.string ?? "?")")
+                        "\(key) group \(name): \(pending) pending, lag \(lag.map(String.init) ?? "unknown"), "
+                            + "last delivered \(info["last-delivered-id"]?.string ?? "?") of "
+                            + "\(lastGenerated.map { "\($0)" } ?? "?")")
                 }
             }
             for missing in Set(groups).subtracting(seen).sorted() { clauses.append("\(key): no group \(missing)") }
         }
         return clauses.joined(separator: "; ")
     }
+
+    /// The fields of an `XINFO` reply (a flat array of names and values) by name.
+    private static func fieldMap(_ reply: RESPValue) -> [String: RESPValue] {
+        let fields = reply.array ?? []
+        var info: [String: RESPValue] = [:]
+        var index = 0
+        while index + 1 < fields.count {
+            if let name = fields[index].string { info[name] = fields[index + 1] }
+            index += 2
+        }
+        return info
+    }
+}
+
+/// A stream entry id, `milliseconds-sequence`, ordered as Redis orders them.
+package struct EntryID: Comparable, CustomStringConvertible, Sendable {
+    package let milliseconds: UInt64
+    package let sequence: UInt64
+
+    package init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let milliseconds = UInt64(parts[0]), let sequence = UInt64(parts[1]) else {
+            return nil
+        }
+        self.milliseconds = milliseconds
+        self.sequence = sequence
+    }
+
+    package static func < (lhs: EntryID, rhs: EntryID) -> Bool {
+        (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
+    }
+
+    package var description: String { "\(milliseconds)-\(sequence)" }
 }
 
 /// Reads a consumer life's log file into the history; returns how many errors it reported.
