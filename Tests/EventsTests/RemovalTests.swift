@@ -18,6 +18,37 @@ struct RemovalTests {
         center.dispatch(Tock(n: 0))
     }
 
+    @Test("a type's only listener coming and going, while another type's does too, hears its own events alone")
+    func listsEmptiedAndMadeAgain() {
+        // A type's list goes when it empties and is made again with the next listener, while
+        // dispatch reads per-thread copies of the lists: neither may ever show one type's
+        // listeners to another.
+        let center = EventCenter()
+        let log = Recorder<String>()
+        for round in 0..<200 {
+            let tick = center.listen(to: Tick.self) { log.record("tick \($0.n)") }
+            center.dispatch(Tick(n: round))
+            tick.cancel()
+            center.dispatch(Tick(n: -1))
+            let tock = center.listen(to: Tock.self) { log.record("tock \($0.n)") }
+            center.dispatch(Tick(n: -2))
+            center.dispatch(Tock(n: round))
+            if round.isMultiple(of: 3) {
+                // Both lists alive at once: one from the spare, one made new.
+                let again = center.listen(to: Tick.self) { log.record("again \($0.n)") }
+                center.dispatch(Tick(n: round))
+                again.cancel()
+            }
+            tock.cancel()
+            center.dispatch(Tock(n: -3))
+            #expect(center.listenerCount(for: Tick.self) == 0 && center.listenerCount(for: Tock.self) == 0)
+        }
+        let expected = (0..<200).flatMap { round in
+            ["tick \(round)", "tock \(round)"] + (round.isMultiple(of: 3) ? ["again \(round)"] : [])
+        }
+        #expect(log.values == expected)
+    }
+
     @Test func removeOwnerEndsAllItsListeners() {
         let center = EventCenter()
         let owner = Probe()
