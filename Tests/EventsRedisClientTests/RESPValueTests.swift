@@ -39,4 +39,17 @@ struct RESPValueTests {
         #expect(RedisError.connectionClosed.serverErrorCode == nil)
         #expect(RedisError.server("WRONGTYPE x").description == "Redis error reply: WRONGTYPE x")
     }
+
+    @Test("a flat list of names and values reads as fields by name; anything else as none")
+    func fields() {
+        let reply = RESPValue.array([
+            .bulkString(Array("name".utf8)), .bulkString(Array("a".utf8)), .simpleString("lag"), .integer(3),
+            .integer(9), .integer(10),
+        ])
+        #expect(reply.fields == ["name": .bulkString(Array("a".utf8)), "lag": .integer(3)])
+        #expect(RESPValue.array([.simpleString("name")]).fields == nil)
+        #expect(RESPValue.simpleString("name").fields == nil)
+        #expect(RESPValue.null.fields == nil)
+        #expect(RESPValue.array([]).fields == [:])
+    }
 }

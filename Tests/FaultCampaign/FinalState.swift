@@ -97,10 +97,14 @@ enum Quiescence {
                 clauses.append("\(key): XINFO failed: \(error)")
                 continue
             }
-            let lastGenerated = fieldMap(stream)["last-generated-id"]?.string.flatMap(EntryID.init)
+            guard let streamInfo = stream.fields else {
+                clauses.append("\(key): XINFO STREAM replied \(stream)")
+                continue
+            }
+            let lastGenerated = streamInfo["last-generated-id"]?.string.flatMap(EntryID.init)
             var seen: Set<String> = []
             for group in reply.array ?? [] {
-                let info = fieldMap(group)
+                let info = group.fields ?? [:]
                 guard let name = info["name"]?.string else { continue }
                 seen.insert(name)
                 let pending = info["pending"]?.int ?? -1
@@ -120,18 +124,6 @@ enum Quiescence {
             for missing in Set(groups).subtracting(seen).sorted() { clauses.append("\(key): no group \(missing)") }
         }
         return clauses.joined(separator: "; ")
-    }
-
-    /// The fields of an `XINFO` reply (a flat array of names and values) by name.
-    private static func fieldMap(_ reply: RESPValue) -> [String: RESPValue] {
-        let fields = reply.array ?? []
-        var info: [String: RESPValue] = [:]
-        var index = 0
-        while index + 1 < fields.count {
-            if let name = fields[index].string { info[name] = fields[index + 1] }
-            index += 2
-        }
-        return info
     }
 }
 

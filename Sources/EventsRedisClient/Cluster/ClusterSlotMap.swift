@@ -34,10 +34,10 @@ struct ClusterSlotMap: Sendable {
         guard let shards = reply.array else { return nil }
         var map = ClusterSlotMap()
         for shard in shards {
-            guard let fields = Self.fields(shard), let slots = fields["slots"]?.array,
+            guard let fields = shard.fields, let slots = fields["slots"]?.array,
                 let nodes = fields["nodes"]?.array
             else { return nil }
-            let master = nodes.lazy.compactMap(Self.fields).first {
+            let master = nodes.lazy.compactMap(\.fields).first {
                 $0["role"]?.string == "master" && $0["health"]?.string != "fail"
             }
             guard let master else { continue }
@@ -76,18 +76,6 @@ struct ClusterSlotMap: Sendable {
     private static func host(_ reported: String?, _ asked: Address) -> String {
         guard let reported, !reported.isEmpty, reported != "?" else { return asked.host }
         return reported
-    }
-
-    /// A flat `[name, value, name, value ...]` list (or a RESP3 map read as one) as a dictionary.
-    private static func fields(_ value: RESPValue) -> [String: RESPValue]? {
-        guard let items = value.array, items.count % 2 == 0 else { return nil }
-        var fields: [String: RESPValue] = [:]
-        var index = 0
-        while index + 1 < items.count {
-            if let name = items[index].string { fields[name] = items[index + 1] }
-            index += 2
-        }
-        return fields
     }
 }
 

@@ -66,6 +66,19 @@ extension RESPValue {
         }
     }
 
+    /// A flat `[name, value, name, value ...]` array (as `CLUSTER SHARDS` and `XINFO` reply, or a
+    /// RESP3 map read as one) as a dictionary by name; `nil` for anything else or an odd count.
+    package var fields: [String: RESPValue]? {
+        guard let items = array, items.count % 2 == 0 else { return nil }
+        var fields: [String: RESPValue] = [:]
+        var index = 0
+        while index + 1 < items.count {
+            if let name = items[index].string { fields[name] = items[index + 1] }
+            index += 2
+        }
+        return fields
+    }
+
     /// Whether this is the null bulk string or the null array.
     public var isNull: Bool {
         if case .null = self { return true }
