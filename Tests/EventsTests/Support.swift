@@ -16,6 +16,23 @@ struct PostWritten: Event, Equatable {
     let title: String
 }
 
+/// Holds `queue` until `release()`: what is dispatched meanwhile is queued for its listener,
+/// and a block put on `queue` meanwhile runs after the listener's first drain.
+final class QueueGate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let entered = DispatchSemaphore(value: 0)
+
+    init(_ queue: DispatchQueue) {
+        queue.async { [semaphore, entered] in
+            entered.signal()
+            _ = semaphore.wait(timeout: .now() + 30)
+        }
+        _ = entered.wait(timeout: .now() + 30)
+    }
+
+    func release() { semaphore.signal() }
+}
+
 /// A thread-safe integer counter for handlers.
 final class Counter: Sendable {
     private let storage = Atomic<Int>(0)

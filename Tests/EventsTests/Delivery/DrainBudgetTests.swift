@@ -3,23 +3,6 @@ import Testing
 
 @testable import Events
 
-/// Holds `queue` until `release()`: what is dispatched meanwhile is queued for its listener,
-/// and a block put on `queue` meanwhile runs after the listener's first drain.
-private final class QueueGate: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let entered = DispatchSemaphore(value: 0)
-
-    init(_ queue: DispatchQueue) {
-        queue.async { [semaphore, entered] in
-            entered.signal()
-            _ = semaphore.wait(timeout: .now() + 30)
-        }
-        _ = entered.wait(timeout: .now() + 30)
-    }
-
-    func release() { semaphore.signal() }
-}
-
 /// Dispatches `ticks` while `queue` is held, puts a block on `queue` behind the listener's first
 /// drain, and lets the queue go: returns how many deliveries `heard` had when that block ran,
 /// that is how many the first turn ran. Waits (bounded) for the block.

@@ -32,20 +32,6 @@ private final class Shipment: Event {
     init(id: Int) { self.id = id }
 }
 
-/// Holds `queue` until `release()`, so that what is dispatched meanwhile waits in the mailbox.
-private final class Hold: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    init(_ queue: DispatchQueue) {
-        let entered = DispatchSemaphore(value: 0)
-        queue.async { [semaphore] in
-            entered.signal()
-            _ = semaphore.wait(timeout: .now() + 30)
-        }
-        _ = entered.wait(timeout: .now() + 30)
-    }
-    func release() { semaphore.signal() }
-}
-
 @Suite("What waits in a listener's mailbox", .timeLimit(.minutes(1)))
 struct QueuedDeliveryTests {
     @Test("large events arrive intact and in order")
@@ -54,7 +40,7 @@ struct QueuedDeliveryTests {
         let queue = DispatchQueue(label: "test.queued.large")
         let heard = Recorder<Manifest>()
         let subscription = center.listen(to: Manifest.self, on: .queue(queue)) { heard.record($0) }
-        let hold = Hold(queue)
+        let hold = QueueGate(queue)
         let sent = (0..<300).map { n in
             Manifest(
                 id: n, title: "manifest \(n)", lines: (0..<(n % 5)).map { "line \($0) of \(n)" },
@@ -116,7 +102,7 @@ struct QueuedDeliveryTests {
             heard.record("\(sent.event.weight) \(from) \(trace)")
         }
         let sensor = Sensor()
-        let hold = Hold(queue)
+        let hold = QueueGate(queue)
         let first = try TraceContext(traceparent: "00-0af7651916cd43dd8448eb211c80a001-b7ad6b7169203331-01")
         let second = try TraceContext(traceparent: "00-0af7651916cd43dd8448eb211c80a002-b7ad6b7169203331-01")
         TraceContext.withCurrent(first) { center.dispatch(Letter(weight: 1), from: sensor) }
@@ -135,7 +121,7 @@ struct QueuedDeliveryTests {
         let queue = DispatchQueue(label: "test.queued.release")
         let heard = Recorder<Int>()
         let subscription = center.listen(to: Shipment.self, on: .queue(queue)) { heard.record($0.id) }
-        let hold = Hold(queue)
+        let hold = QueueGate(queue)
         weak var watched: Shipment?
         do {
             let shipment = Shipment(id: 7)
