@@ -65,12 +65,7 @@ struct StreamRemovalTests {
     func suspendedConsumerLeavesTheLoop(removal: StreamRemoval) async {
         let center = EventCenter()
         let stream = removal.makeStream(center)
-        let ended = Counter()
-        let consumer = Task.detached {
-            let received = await stream.consume()
-            ended.increment()
-            return received
-        }
+        let (consumer, ended) = Self.consume(stream)
         #expect(await eventually { stream.waitingConsumers() == 1 }, "the consumer never came to wait")
         removal.remove(from: center)
         let leftTheLoop = await eventually { ended.value == 1 }
@@ -90,12 +85,7 @@ struct StreamRemovalTests {
         removal.dispatch(center, 2)
         removal.remove(from: center)
         removal.dispatch(center, 3)  // no listener any more: not buffered
-        let ended = Counter()
-        let consumer = Task.detached {
-            let received = await stream.consume()
-            ended.increment()
-            return received
-        }
+        let (consumer, ended) = Self.consume(stream)
         let leftTheLoop = await eventually { ended.value == 1 }
         #expect(leftTheLoop, "the for-await loop did not end after the buffered events")
         if !leftTheLoop { consumer.cancel() }
@@ -106,17 +96,11 @@ struct StreamRemovalTests {
     func suspendedConsumerLeavesWhenTheCenterGoes() async {
         var center: EventCenter? = EventCenter()
         weak let watched = center
-        let stream = center!.events(of: Tick.self)
-        let ended = Counter()
-        let consumer = Task.detached {
-            var received: [Int] = []
-            for await tick in stream { received.append(tick.n) }
-            ended.increment()
-            return received
-        }
-        #expect(await eventually { stream.buffer.waitingConsumers == 1 }, "the consumer never came to wait")
+        let stream = StreamRemoval.byType.makeStream(center!)
+        let (consumer, ended) = Self.consume(stream)
+        #expect(await eventually { stream.waitingConsumers() == 1 }, "the consumer never came to wait")
         center?.dispatch(Tick(n: 1))
-        #expect(await eventually { stream.buffer.waitingConsumers == 1 })
+        #expect(await eventually { stream.waitingConsumers() == 1 })
         center = nil
         #expect(watched == nil, "the stream keeps its center alive")
         let leftTheLoop = await eventually(timeout: .seconds(10)) { ended.value == 1 }
@@ -128,21 +112,26 @@ struct StreamRemovalTests {
     @Test("a loop over a stream whose center is gone takes what was buffered, then ends")
     func loopAfterTheCenterWent() async {
         var center: EventCenter? = EventCenter()
-        let stream = center!.events(of: Tick.self)
+        let stream = StreamRemoval.byType.makeStream(center!)
         center?.dispatch(Tick(n: 1))
         center?.dispatch(Tick(n: 2))
         center = nil
-        let ended = Counter()
-        let consumer = Task.detached {
-            var received: [Int] = []
-            for await tick in stream { received.append(tick.n) }
-            ended.increment()
-            return received
-        }
+        let (consumer, ended) = Self.consume(stream)
         let leftTheLoop = await eventually(timeout: .seconds(10)) { ended.value == 1 }
         #expect(leftTheLoop, "the for-await loop did not end after the buffered events")
         if !leftTheLoop { consumer.cancel() }
         #expect(await consumer.value == [1, 2])
+    }
+
+    /// Iterates `stream` on a task of its own until the loop ends; `ended` counts 1 once it has.
+    private static func consume(_ stream: StreamUnderTest) -> (consumer: Task<[Int], Never>, ended: Counter) {
+        let ended = Counter()
+        let consumer = Task.detached {
+            let received = await stream.consume()
+            ended.increment()
+            return received
+        }
+        return (consumer, ended)
     }
 
     @Test("the events a removed stream still holds keep idle() waiting until they are taken")
