@@ -194,10 +194,12 @@ final class Publisher: Sendable {
             if retryLater { state.waitingToRetry = true }
             return queue.removeFirstDeferringWakeups(count, keeping: kept)
         }
-        for continuation in wakeups { continuation.resume() }
+        // The outbox hears first: a flush woken here returns true, and by then the file must
+        // no longer hold what Redis acknowledged (a bridge started next would publish it again).
         if let outbox, count > kept.count {
             outbox.confirm(Self.outboxSequences(of: batch.prefix(count), keeping: kept))
         }
+        for continuation in wakeups { continuation.resume() }
     }
 
     /// The outbox entries of the messages a settle removed: the first ones of the batch, but the

@@ -71,4 +71,24 @@ struct OutboxBridgeTests {
         #expect(numbers == Array(1...21))
         await bridge.stop()
     }
+
+    @Test("once a flush returns true, the outbox no longer holds what Redis acknowledged")
+    func flushMeansConfirmed() async throws {
+        let server = try RedisServer()
+        let directory = try OutboxDirectory()
+        var configuration = bridgeConfiguration(server, source: "p", errors: ErrorLog())
+        configuration.outbox = RedisBridge.Outbox(path: directory.path(), sync: .interval(.milliseconds(20)))
+        let center = EventCenter()
+        let bridge = RedisBridge(center: center, configuration: configuration)
+        try bridge.carry(Sequenced.self, mode: .stream, direction: .outgoing)
+        try await bridge.start()
+        var heldAfterFlush: [Int] = []
+        for round in 1...200 {
+            center.dispatch(Sequenced(n: round))
+            #expect(await bridge.flush(timeout: .seconds(10)))
+            if bridge.statistics.outboxEvents != 0 { heldAfterFlush.append(round) }
+        }
+        #expect(heldAfterFlush == [])
+        await bridge.stop()
+    }
 }
