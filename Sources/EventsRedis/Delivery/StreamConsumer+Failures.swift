@@ -309,7 +309,11 @@ extension StreamConsumer {
     }
 
     /// `entries` with the delivery counts Redis keeps for them (this delivery included), for
-    /// entries read again: an own pending entry, a claimed one, a retry.
+    /// entries read again: an own pending entry, a claimed one, a retry. Only those still
+    /// pending with this consumer: one acknowledged since it was read (its first consumer,
+    /// slow to reach Redis, finished it after this one claimed it) or taken by another consumer
+    /// is that consumer's to deliver, and delivered here it would come as a first delivery,
+    /// after later events of its key.
     func withDeliveryCounts(_ entries: [Entry]) async throws(RedisError) -> [Entry] {
         guard !entries.isEmpty else { return entries }
         let replies = try await client.pipeline(
@@ -319,13 +323,18 @@ extension StreamConsumer {
                     RedisArgument(entry.id), "1",
                 ]
             })
-        return zip(entries, replies).map { entry, reply in
+        var pending: [Entry] = []
+        pending.reserveCapacity(entries.count)
+        for (entry, reply) in zip(entries, replies) {
+            if case .error(let text) = reply { throw RedisError.server(text) }
+            // [[id, consumer, idle, count]], or [] when the entry is no longer pending.
+            guard let row = reply.array?.first?.array, row.count >= 4, row[1].string == consumer,
+                let count = row[3].int, count > 0
+            else { continue }
             var entry = entry
-            // [[id, consumer, idle, count]]; an entry no longer pending keeps the count of 1.
-            if let row = reply.array?.first?.array, row.count >= 4, let count = row[3].int, count > 0 {
-                entry.deliveryCount = count
-            }
-            return entry
+            entry.deliveryCount = count
+            pending.append(entry)
         }
+        return pending
     }
 }
