@@ -37,9 +37,7 @@ struct ClaimedEntryTests {
 
         let client = RedisClient(server.configuration)
         defer { client.close() }
-        var configuration = RedisBridge.Configuration(redis: server.configuration, source: "me")
-        configuration.consumerGroup = "g"
-        configuration.consumerName = "me"
+        let configuration = RedisBridge.Configuration(redis: server.configuration, source: "me")
         let counters = BridgeCounters()
         let errors = ErrorLog()
         let consumer = StreamConsumer(
