@@ -26,6 +26,32 @@ final class DispatchFrames {
     @exclusivity(unchecked) var ranInline = false
     /// Set when a handler's error is reported, read by the observed dispatch loop.
     @exclusivity(unchecked) var failed = false
+    /// The listener-trace array of this thread's last traced dispatch, kept for the next one
+    /// to fill again. A tracer that lets its trace go leaves it uniquely referenced, so
+    /// emptying it keeps its storage; one that keeps the trace keeps the array, and the next
+    /// dispatch starts a new one.
+    @exclusivity(unchecked) private var spareTraces: [ListenerTrace] = []
+
+    /// An empty array to collect a traced dispatch's listener traces in, with room for
+    /// `count` when the spare one has it. A nested dispatch finds the spare taken and starts
+    /// its own.
+    func takeTraceBuffer(reserving count: Int) -> [ListenerTrace] {
+        var buffer: [ListenerTrace] = []
+        swap(&buffer, &spareTraces)
+        // Emptied element by element: `removeAll(keepingCapacity:)` goes through the generic
+        // range replacement, which costs more than the few traces a dispatch leaves.
+        while buffer.popLast() != nil {}
+        buffer.reserveCapacity(count)
+        return buffer
+    }
+
+    /// Keeps a finished dispatch's trace array for the next one, unless it is large: a thread
+    /// that once traced a dispatch to thousands of listeners should not hold their room forever.
+    func returnTraceBuffer(_ buffer: consuming [ListenerTrace]) {
+        if buffer.capacity <= Self.spareTraceCapacity { spareTraces = buffer }
+    }
+
+    private static let spareTraceCapacity = 64
 
     /// This thread's frames, created on first use and freed when the thread exits.
     static var current: DispatchFrames {

@@ -31,8 +31,8 @@ extension EventCenter {
         frames.frames.append(DispatchFrames.Frame(dispatchID: id, listener: nil, center: centerID))
         let frameIndex = frames.frames.count - 1
         let senderInfo = sender.map(Sender.init)
-        var traces = ListenerTraces.none
         let listenerCount = (listeners?.count ?? 0) + (families?.count ?? 0)
+        var traces = tracing ? frames.takeTraceBuffer(reserving: listenerCount) : []
         let boxed = families.map { _ in FamilyEvent(event: event) }
         var order = FamilyMerge(own: listeners ?? [], families: families ?? [])
         var receivers: [TopologyLog.Listener] = []
@@ -79,8 +79,7 @@ extension EventCenter {
                 traces.append(
                     ListenerTrace(
                         callSite: record.callSite, owner: record.owner.map { TypeIdentity(of: $0) },
-                        listenerContext: record.context, outcome: result, duration: elapsed),
-                    expecting: listenerCount)
+                        listenerContext: record.context, outcome: result, duration: elapsed))
             }
             if outcome.stopped {
                 stopper = record
@@ -113,12 +112,14 @@ extension EventCenter {
                 TopologyLog.Dispatch(dispatcher: dispatcher, event: EventIdentity(of: event), receivers: receivers))
         }
         if let tracer = observation.tracer {
-            tracer.didDispatch(
-                DispatchTrace(
-                    id: id, parent: parent?.dispatchID, depth: depth, event: event,
-                    eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
-                    callSite: callSite, listenerTraces: traces, start: start, duration: lap - start,
-                    isOnMainThread: onMainActor, stopIndex: stopper == nil ? nil : traces.count - 1))
+            let trace = DispatchTrace(
+                id: id, parent: parent?.dispatchID, depth: depth, event: event,
+                eventIdentity: EventIdentity(of: event), sender: sender.map { TypeIdentity(of: $0) },
+                callSite: callSite, listenerTraces: traces, start: start, duration: lap - start,
+                isOnMainThread: onMainActor, stopIndex: stopper == nil ? nil : traces.count - 1)
+            traces = []
+            tracer.didDispatch(trace)
+            frames.returnTraceBuffer(trace.listenerTraces)
         }
         return LoopOutcome(delivered: delivered, stoppedBy: stopper)
     }

@@ -43,16 +43,10 @@ public struct DispatchTrace: Sendable {
     /// Where `dispatch` was called, when known.
     public let callSite: CallSite?
     /// Each listener the dispatch considered, in delivery order.
-    public var listeners: [ListenerTrace] {
-        switch listenerTraces {
-        case .none: []
-        case .one(let trace): [trace]
-        case .many(let traces): traces
-        }
-    }
-    // The array is made when it is read: a dispatch to one listener, the common case, would
-    // otherwise allocate and free one for every trace, also for a tracer that never looks.
-    let listenerTraces: ListenerTraces
+    public var listeners: [ListenerTrace] { listenerTraces }
+    // Filled in a buffer that the dispatching thread reuses (see `DispatchFrames.takeTraceBuffer`),
+    // so that a tracer which reads the list and lets it go costs no allocation per dispatch.
+    let listenerTraces: [ListenerTrace]
     /// When the dispatch began, on the continuous clock.
     public let start: ContinuousClock.Instant
     /// How long the dispatch took, from ``start`` until its last listener returned or was
@@ -76,54 +70,7 @@ public struct DispatchTrace: Sendable {
     /// The type of the `from:` sender, or nil without one.
     public var senderType: String? { sender?.description }
     /// How many listeners received the event: ran, or were handed it for their context.
-    public var received: Int {
-        switch listenerTraces {
-        case .none: 0
-        case .one(let trace): trace.outcome != .skipped ? 1 : 0
-        case .many(let traces): traces.count { $0.outcome != .skipped }
-        }
-    }
-}
-
-/// The listener traces of one dispatch, kept without an array while there is one.
-enum ListenerTraces: Sendable {
-    case none
-    case one(ListenerTrace)
-    case many([ListenerTrace])
-
-    mutating func append(_ trace: ListenerTrace, expecting count: Int) {
-        switch self {
-        case .none:
-            self = .one(trace)
-        case .one(let first):
-            var traces: [ListenerTrace] = []
-            traces.reserveCapacity(count)
-            traces.append(first)
-            traces.append(trace)
-            self = .many(traces)
-        case .many(var traces):
-            // Taken out first, so that the append does not copy the array.
-            self = .none
-            traces.append(trace)
-            self = .many(traces)
-        }
-    }
-
-    var count: Int {
-        switch self {
-        case .none: 0
-        case .one: 1
-        case .many(let traces): traces.count
-        }
-    }
-
-    var last: ListenerTrace? {
-        switch self {
-        case .none: nil
-        case .one(let trace): trace
-        case .many(let traces): traces.last
-        }
-    }
+    public var received: Int { listenerTraces.count { $0.outcome != .skipped } }
 }
 
 /// One listener's part in a dispatch.

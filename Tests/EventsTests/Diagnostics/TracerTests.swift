@@ -109,6 +109,35 @@ struct TracerTests {
         withExtendedLifetime(relay) {}
     }
 
+    /// Keeps the lines of each trace's listeners and lets the trace itself go.
+    final class ListenerLines: EventTracer {
+        private let lines = Recorder<[Int]>()
+        var values: [[Int]] { lines.values }
+        func didDispatch(_ trace: DispatchTrace) { lines.record(trace.listeners.map(\.callSite.line)) }
+    }
+
+    @Test("a tracer that lets its traces go sees each dispatch's own listeners, nested ones included")
+    func tracesLetGo() {
+        let center = EventCenter()
+        let tracer = ListenerLines()
+        center.tracer = tracer
+        let first = center.listen(to: Saved.self) { saved in if saved.id == 2 { center.dispatch(Indexed()) } }
+        let firstLine = #line - 1
+        let second = center.listen(to: Saved.self) { _ in }
+        let secondLine = #line - 1
+        let indexed = center.listen(to: Indexed.self) { _ in }
+        let indexedLine = #line - 1
+        center.dispatch(Saved(id: 1))
+        center.dispatch(Indexed())
+        center.dispatch(Saved(id: 2))
+        center.dispatch(Indexed())
+        #expect(
+            tracer.values == [
+                [firstLine, secondLine], [indexedLine], [indexedLine], [firstLine, secondLine], [indexedLine],
+            ])
+        withExtendedLifetime((first, second, indexed)) {}
+    }
+
     @Test("named dispatches and awaitable dispatches are traced too")
     func namedAndAwaitable() async {
         let center = EventCenter()
