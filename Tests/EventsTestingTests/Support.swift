@@ -40,7 +40,7 @@ actor Timeline {
 /// wait for a step that never ends when the code under test is broken, so that the test fails
 /// (with `CancellationError`, or the task's own error) instead of hanging.
 func outcome<Value: Sendable>(
-    of task: Task<Value, any Error>, within limit: Duration = .seconds(10)
+    of task: Task<Value, any Error>, within limit: Duration = .seconds(60)
 ) async -> Result<Value, any Error> {
     let watchdog = Task {
         guard (try? await Task.sleep(for: limit)) != nil else { return }
