@@ -32,15 +32,15 @@ final class DispatchFrames {
     /// dispatch starts a new one.
     @exclusivity(unchecked) private var spareTraces: [ListenerTrace] = []
 
-    /// An empty array to collect a traced dispatch's listener traces in, with room for
-    /// `count` when the spare one has it. A nested dispatch finds the spare taken and starts
-    /// its own.
+    /// An empty array with room for `count` traces, to collect a traced dispatch's listener
+    /// traces in. A nested dispatch finds the spare taken and starts its own.
     func takeTraceBuffer(reserving count: Int) -> [ListenerTrace] {
         var buffer: [ListenerTrace] = []
         swap(&buffer, &spareTraces)
-        // Emptied element by element: `removeAll(keepingCapacity:)` goes through the generic
-        // range replacement, which costs more than the few traces a dispatch leaves.
-        while buffer.popLast() != nil {}
+        // `removeAll(keepingCapacity:)` rather than popping each trace: when a tracer kept the
+        // last trace, the array is shared, and popping would first copy every trace in it;
+        // this empties an unshared array in place and replaces a shared one with new storage.
+        buffer.removeAll(keepingCapacity: true)
         buffer.reserveCapacity(count)
         return buffer
     }
